@@ -1,0 +1,3 @@
+module leash.dev/leash
+
+go 1.26.8

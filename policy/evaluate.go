@@ -1,0 +1,297 @@
+package policy
+
+import "strings"
+
+// Decision is the outcome of an authorization request.
+type Decision uint8
+
+// The three outcomes AWS distinguishes.
+const (
+	// ImplicitDeny: nothing allowed the request (or a boundary, SCP or
+	// session policy did not).
+	ImplicitDeny Decision = iota
+	// ExplicitDeny: a Deny statement matched; nothing can override it.
+	ExplicitDeny
+	// Allowed: every policy type that applies allowed the request.
+	Allowed
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allowed:
+		return "Allowed"
+	case ExplicitDeny:
+		return "ExplicitDeny"
+	}
+	return "ImplicitDeny"
+}
+
+// Evaluate compiles the set and decides one request, with its explanation.
+// To decide many requests against the same policies, Compile once and call
+// Decide or Explain.
+func Evaluate(s Set, r *Request) (Result, error) {
+	p, err := Compile(s)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.Explain(r), nil
+}
+
+// Decide answers the request without an explanation. It does not allocate.
+func (p *Policies) Decide(r *Request) Decision {
+	return p.decide(r, nil)
+}
+
+// Explain answers the request and says why.
+func (p *Policies) Explain(r *Request) Result {
+	t := &trace{}
+	d := p.decide(r, t)
+	return t.result(d)
+}
+
+// input is a request prepared for evaluation.
+type input struct {
+	action   string
+	resource string
+	caller   caller
+	ctx      *Context
+}
+
+// docResult is what one document says about a request.
+type docResult struct {
+	allow bool
+	deny  bool
+	// allowedBy is, for documents that name principals, the strongest way an
+	// allowing statement named the caller.
+	allowedBy principalMatch
+}
+
+func (d *compiledDoc) eval(in *input, t *trace) docResult {
+	var r docResult
+	for i := range d.stmts {
+		s := &d.stmts[i]
+		m := s.applies(in, d, t)
+		if m == noPrincipalMatch {
+			continue
+		}
+		if s.effect == Deny {
+			r.deny = true
+			t.matched(d, s)
+			continue
+		}
+		r.allow = true
+		if m > r.allowedBy {
+			r.allowedBy = m
+		}
+		t.matched(d, s)
+	}
+	return r
+}
+
+// applies reports whether the statement covers the request, and how it names
+// the caller (matchDirect for policies that name no principal).
+func (s *compiledStmt) applies(in *input, d *compiledDoc, t *trace) principalMatch {
+	if !s.matchesAction(in.action) || !s.matchesResource(in) {
+		return noPrincipalMatch
+	}
+	m := matchDirect
+	if s.principal != nil {
+		pm := s.principal.match(&in.caller)
+		if s.notPrincipal {
+			if pm != noPrincipalMatch {
+				return noPrincipalMatch
+			}
+		} else if pm == noPrincipalMatch {
+			return noPrincipalMatch
+		} else {
+			m = pm
+		}
+	}
+	for i := range s.conds {
+		c := &s.conds[i]
+		if ok, why := c.eval(in.ctx); !ok {
+			t.conditionFailed(d, s, c, why, in.ctx)
+			return noPrincipalMatch
+		}
+	}
+	return m
+}
+
+func (s *compiledStmt) matchesAction(action string) bool {
+	for i := range s.actions {
+		if s.actions[i].match(action, nil, true) {
+			return !s.notAction
+		}
+	}
+	return s.notAction
+}
+
+func (s *compiledStmt) matchesResource(in *input) bool {
+	if s.anyResource {
+		return true
+	}
+	for i := range s.resources {
+		if s.resources[i].match(in.resource, in.ctx) {
+			return !s.notResource
+		}
+	}
+	return s.notResource
+}
+
+// levelsResult evaluates organization policies: every level needs an allow.
+// implicitAllow adds AWS's always-attached full-access policy to each level
+// (RCPFullAWSAccess), so that only denies count.
+func levelsResult(levels [][]*compiledDoc, in *input, t *trace, kind Kind, implicitAllow bool) (allowed, denied bool) {
+	allowed = true
+	for li, level := range levels {
+		levelAllows := implicitAllow
+		for _, d := range level {
+			r := d.eval(in, t)
+			denied = denied || r.deny
+			levelAllows = levelAllows || r.allow
+		}
+		if !levelAllows {
+			allowed = false
+			t.blocked(kind, li, level)
+		}
+	}
+	return allowed, denied
+}
+
+func (p *Policies) decide(r *Request, t *trace) Decision {
+	in := input{action: r.Action, resource: r.Resource, caller: parseCaller(r.Principal), ctx: &r.Context}
+	if in.resource == "" {
+		in.resource = "*"
+	}
+	c := &in.caller
+
+	// sts:GetCallerIdentity needs no permission and cannot be denied.
+	if strings.EqualFold(in.action, "sts:GetCallerIdentity") && c.kind != callerUnknown {
+		t.note(noteCallerIdentity)
+		return Allowed
+	}
+
+	resourceAccount := r.ResourceAccount
+	if resourceAccount == "" {
+		if parts, ok := splitARN(in.resource); ok {
+			resourceAccount = parts[4]
+		}
+	}
+	if resourceAccount == "" {
+		resourceAccount = c.account
+	}
+	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
+	sameAccount := c.account != "" && c.account == resourceAccount
+
+	denied := false
+	var scpAllowed, rcpAllowed = true, true
+	var d bool
+	if iamPrincipal {
+		scpAllowed, d = levelsResult(p.scps, &in, t, SCP, false)
+		denied = denied || d
+	}
+	rcpAllowed, d = levelsResult(p.rcps, &in, t, RCP, true)
+	denied = denied || d
+
+	idAllow := false
+	if iamPrincipal {
+		for _, doc := range p.identity {
+			r := doc.eval(&in, t)
+			idAllow = idAllow || r.allow
+			denied = denied || r.deny
+		}
+	}
+	var res docResult
+	if p.resource != nil {
+		res = p.resource.eval(&in, t)
+		denied = denied || res.deny
+	}
+	boundaryAllow, sessionAllow := true, true
+	if iamPrincipal && p.boundary != nil {
+		b := p.boundary.eval(&in, t)
+		boundaryAllow = b.allow
+		denied = denied || b.deny
+	}
+	if iamPrincipal && p.session != nil {
+		s := p.session.eval(&in, t)
+		sessionAllow = s.allow
+		denied = denied || s.deny
+	}
+
+	if denied {
+		return ExplicitDeny
+	}
+	if !scpAllowed || !rcpAllowed {
+		return ImplicitDeny
+	}
+	if !iamPrincipal {
+		// Services and web identity providers have only the resource policy
+		// (a role's trust policy, for AssumeRoleWithWebIdentity).
+		if res.allow && res.allowedBy == matchDirect {
+			return Allowed
+		}
+		t.missing(missingResourceAllow)
+		return ImplicitDeny
+	}
+
+	// A resource policy that names the user, role session or federated user
+	// itself grants on its own in the same account: AWS applies neither the
+	// boundary nor the session policy to that grant.
+	if sameAccount && res.allowedBy == matchDirect {
+		return Allowed
+	}
+	// Otherwise the identity side must allow, unless (same account) the
+	// resource policy names the caller's role, and then the boundary and the
+	// session policy still apply.
+	identitySide := idAllow
+	switch {
+	case sameAccount && explicitTrust(in.action, in.resource, p.resource != nil):
+		// Role trust and KMS key policies must allow the account explicitly;
+		// an identity policy alone is not enough.
+		identitySide = (idAllow && res.allowedBy >= matchAccount) || res.allowedBy == matchRole
+		if !identitySide {
+			t.missing(missingExplicitTrust)
+		}
+	case sameAccount:
+		identitySide = idAllow || res.allowedBy == matchRole
+	default:
+		// Across accounts both sides must allow: the resource policy must
+		// name the caller or its account, and the caller's policies must allow.
+		if !res.allow {
+			t.missing(missingCrossAccountResource)
+			identitySide = false
+		}
+	}
+	if !idAllow && res.allowedBy < matchRole {
+		t.missing(missingIdentityAllow)
+	}
+	if !identitySide {
+		return ImplicitDeny
+	}
+	if !boundaryAllow {
+		t.missing(missingBoundaryAllow)
+		return ImplicitDeny
+	}
+	if !sessionAllow {
+		t.missing(missingSessionAllow)
+		return ImplicitDeny
+	}
+	return Allowed
+}
+
+// explicitTrust reports whether the resource's own policy must grant access
+// even within its account: a role's trust policy for the sts:AssumeRole*
+// family, and a KMS key policy. When the request carries no resource policy
+// for a role, the caller's identity policies decide, as AWS's own simulator
+// does; a KMS key always has a key policy, so without one nothing is allowed.
+func explicitTrust(action, resource string, haveResourcePolicy bool) bool {
+	svc, name, _ := strings.Cut(action, ":")
+	switch {
+	case strings.EqualFold(svc, "sts"):
+		return haveResourcePolicy && len(name) >= len("AssumeRole") && strings.EqualFold(name[:len("AssumeRole")], "AssumeRole")
+	case strings.EqualFold(svc, "kms"):
+		parts, ok := splitARN(resource)
+		return ok && strings.HasPrefix(parts[5], "key/")
+	}
+	return false
+}

@@ -1,0 +1,277 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A pattern is a policy string compiled for matching: literal text, the
+// wildcards * and ?, and policy variables resolved against the request
+// context at match time. Matching never allocates.
+type pattern struct {
+	raw   string
+	units []unit
+	// hasVars is true when some unit is a variable; such patterns cannot match
+	// when a variable has no value and no default.
+	hasVars bool
+}
+
+type unitKind uint8
+
+const (
+	unitText unitKind = iota
+	unitStar
+	unitQuestion
+	unitVar
+)
+
+type unit struct {
+	kind unitKind
+	// text is the literal text of a unitText, or the default of a unitVar.
+	text string
+	// key is a unitVar's context key, lower-cased.
+	key    string
+	hasDef bool
+	// vi is a unitVar's index among the pattern's variables.
+	vi int
+}
+
+// maxVars bounds the variables of one pattern, so that resolving them needs no
+// heap. AWS limits policies to a few thousand characters; 16 is generous.
+const maxVars = 16
+
+// compilePattern compiles s. With wildcards false, * and ? are literal (as in
+// StringEquals). With vars false (Version 2008 documents), ${...} is literal.
+func compilePattern(s string, wildcards, vars bool) (pattern, error) {
+	p := pattern{raw: s}
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			p.units = append(p.units, unit{kind: unitText, text: text.String()})
+			text.Reset()
+		}
+	}
+	nvars := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case wildcards && c == '*':
+			flush()
+			p.units = append(p.units, unit{kind: unitStar})
+		case wildcards && c == '?':
+			flush()
+			p.units = append(p.units, unit{kind: unitQuestion})
+		case vars && c == '$' && i+1 < len(s) && s[i+1] == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return p, fmt.Errorf("policy variable in %q has no closing }", s)
+			}
+			body := s[i+2 : i+end]
+			i += end
+			switch body {
+			case "*", "?", "$":
+				// ${*}, ${?} and ${$} stand for the literal character.
+				text.WriteString(body)
+				continue
+			}
+			key, def, hasDef := strings.Cut(body, ",")
+			key = strings.TrimSpace(key)
+			if key == "" {
+				return p, fmt.Errorf("policy variable in %q has no key name", s)
+			}
+			if hasDef {
+				def = strings.TrimSpace(def)
+				if len(def) < 2 || def[0] != '\'' || def[len(def)-1] != '\'' {
+					return p, fmt.Errorf("default of policy variable ${%s} in %q must be in single quotes, such as ${%s, 'none'}", key, s, key)
+				}
+				def = def[1 : len(def)-1]
+			}
+			nvars++
+			if nvars > maxVars {
+				return p, fmt.Errorf("%q has more than %d policy variables", s, maxVars)
+			}
+			flush()
+			p.units = append(p.units, unit{kind: unitVar, key: strings.ToLower(key), text: def, hasDef: hasDef, vi: nvars - 1})
+			p.hasVars = true
+		default:
+			text.WriteByte(c)
+		}
+	}
+	flush()
+	return p, nil
+}
+
+// resolved holds the values of a pattern's variables for one match.
+type resolved [maxVars]string
+
+// resolve looks up each variable; ok is false when one has no value.
+func (p *pattern) resolve(ctx *Context, out *resolved) bool {
+	n := 0
+	for i := range p.units {
+		u := &p.units[i]
+		if u.kind != unitVar {
+			continue
+		}
+		v, found := ctx.single(u.key)
+		switch {
+		case found:
+			out[n] = v
+		case u.hasDef:
+			out[n] = u.text
+		default:
+			return false
+		}
+		n++
+	}
+	return true
+}
+
+// match reports whether s matches the pattern. fold compares ASCII letters
+// case-insensitively.
+func (p *pattern) match(s string, ctx *Context, fold bool) bool {
+	var vals resolved
+	if p.hasVars && !p.resolve(ctx, &vals) {
+		return false
+	}
+	return globUnits(p.units, &vals, s, fold)
+}
+
+// globUnits is wildcard matching with one-star backtracking over a pattern of
+// units. A pattern position is (unit index, offset within the unit's text).
+func globUnits(units []unit, vals *resolved, s string, fold bool) bool {
+	textOf := func(ui int) string {
+		if u := &units[ui]; u.kind == unitVar {
+			return vals[u.vi]
+		}
+		return units[ui].text
+	}
+	ui, uo, si := 0, 0, 0
+	starUI, starSI := -1, 0
+	for {
+		// Skip exhausted literal units.
+		for ui < len(units) && (units[ui].kind == unitText || units[ui].kind == unitVar) && uo >= len(textOf(ui)) {
+			ui, uo = ui+1, 0
+		}
+		if si == len(s) {
+			// The rest of the pattern must be stars or empty texts.
+			for ; ui < len(units); ui, uo = ui+1, 0 {
+				switch units[ui].kind {
+				case unitStar:
+				case unitQuestion:
+					goto backtrack
+				default:
+					if uo < len(textOf(ui)) {
+						goto backtrack
+					}
+				}
+			}
+			return true
+		}
+		if ui < len(units) {
+			switch units[ui].kind {
+			case unitStar:
+				starUI, starSI = ui, si
+				ui++
+				continue
+			case unitQuestion:
+				ui, si = ui+1, si+1
+				continue
+			default:
+				if equalByte(textOf(ui)[uo], s[si], fold) {
+					uo, si = uo+1, si+1
+					continue
+				}
+			}
+		}
+	backtrack:
+		if starUI < 0 || starSI >= len(s) {
+			return false
+		}
+		starSI++
+		ui, uo, si = starUI+1, 0, starSI
+	}
+}
+
+func equalByte(a, b byte, fold bool) bool {
+	if a == b {
+		return true
+	}
+	if !fold {
+		return false
+	}
+	return lower(a) == lower(b)
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// arnPattern matches an ARN part by part: partition, service, region,
+// account and resource are compared separately, so that a wildcard never
+// spans the colons between them (AWS's rule for Resource and Arn operators).
+type arnPattern struct {
+	all bool // the pattern is "*"
+	// whole is used instead of parts when the pattern is not an ARN.
+	whole *pattern
+	parts [6]pattern
+}
+
+func compileARNPattern(s string, vars bool) (arnPattern, error) {
+	var a arnPattern
+	if s == "*" {
+		a.all = true
+		return a, nil
+	}
+	parts, ok := splitARN(s)
+	if !ok {
+		// Not an ARN: match it as one string.
+		p, err := compilePattern(s, true, vars)
+		a.whole = &p
+		return a, err
+	}
+	for i, part := range parts {
+		p, err := compilePattern(part, true, vars)
+		if err != nil {
+			return a, err
+		}
+		a.parts[i] = p
+	}
+	return a, nil
+}
+
+func (a *arnPattern) match(arn string, ctx *Context) bool {
+	if a.all {
+		return true
+	}
+	if a.whole != nil {
+		return a.whole.match(arn, ctx, false)
+	}
+	parts, ok := splitARN(arn)
+	if !ok {
+		return false
+	}
+	for i := range parts {
+		if !a.parts[i].match(parts[i], ctx, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitARN splits "arn:partition:service:region:account:resource" into its
+// six parts without allocating; the resource part may hold more colons.
+func splitARN(s string) (parts [6]string, ok bool) {
+	for i := 0; i < 5; i++ {
+		j := strings.IndexByte(s, ':')
+		if j < 0 {
+			return parts, false
+		}
+		parts[i] = s[:j]
+		s = s[j+1:]
+	}
+	parts[5] = s
+	return parts, parts[0] == "arn"
+}

@@ -1,0 +1,304 @@
+// Package simulate answers "would AWS allow this?" for requests read from
+// JSON or built from flags: the stable request contract of `leash simulate`,
+// its loading with errors that name the file and path, and its outputs.
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"leash.dev/leash/policy"
+)
+
+// Case is one request with the policies that bear on it. Its JSON form is a
+// stable contract: scripts depend on these field names.
+type Case struct {
+	Principal           string                     `json:"principal,omitempty"`
+	Action              string                     `json:"action"`
+	Resource            string                     `json:"resource,omitempty"`
+	ResourceAccount     string                     `json:"resourceAccount,omitempty"`
+	Context             map[string]json.RawMessage `json:"context,omitempty"`
+	IdentityPolicies    []NamedDocument            `json:"identityPolicies,omitempty"`
+	ResourcePolicy      json.RawMessage            `json:"resourcePolicy,omitempty"`
+	PermissionsBoundary json.RawMessage            `json:"permissionsBoundary,omitempty"`
+	SCPs                [][]NamedDocument          `json:"scps,omitempty"`
+	RCPs                [][]NamedDocument          `json:"rcps,omitempty"`
+	SessionPolicy       json.RawMessage            `json:"sessionPolicy,omitempty"`
+}
+
+// NamedDocument is a policy with a name.
+type NamedDocument struct {
+	Name     string          `json:"name"`
+	Document json.RawMessage `json:"document"`
+}
+
+// InputError is bad input: the source (a file name or "--flag"), the path
+// within it, and what to fix.
+type InputError struct {
+	Source string
+	Path   string
+	Msg    string
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ReadCases reads one JSON object, a JSON array of objects, or JSON Lines.
+// source names the input in errors.
+func ReadCases(data []byte, source string) ([]Case, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, &InputError{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
+	}
+	if trimmed[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raw); err != nil {
+			return nil, &InputError{Source: source, Msg: "not a valid JSON array: " + err.Error()}
+		}
+		cases := make([]Case, 0, len(raw))
+		for i, r := range raw {
+			c, err := decodeCase(r, source, fmt.Sprintf("[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, c)
+		}
+		return cases, nil
+	}
+	// One object, or several (JSON Lines, or objects one after another).
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var cases []Case
+	for i := 0; dec.More(); i++ {
+		var r json.RawMessage
+		if err := dec.Decode(&r); err != nil {
+			return nil, &InputError{Source: source, Path: fmt.Sprintf("request %d", i+1), Msg: "not valid JSON: " + err.Error()}
+		}
+		path := ""
+		if i > 0 || dec.More() {
+			path = fmt.Sprintf("line %d", lineOf(trimmed, dec.InputOffset()))
+		}
+		c, err := decodeCase(r, source, path)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+func lineOf(data []byte, end int64) int {
+	// end is just past the object; count the newlines before its last byte.
+	if end > int64(len(data)) {
+		end = int64(len(data))
+	}
+	return 1 + bytes.Count(bytes.TrimRight(data[:end], " \t\r\n"), []byte("\n"))
+}
+
+func decodeCase(raw json.RawMessage, source, path string) (Case, error) {
+	var c Case
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, &InputError{Source: source, Path: path, Msg: "not a request object: " + err.Error() +
+			" (fields: principal, action, resource, resourceAccount, context, identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps, sessionPolicy)"}
+	}
+	return c, nil
+}
+
+// Compiled is a case ready to evaluate.
+type Compiled struct {
+	Request  policy.Request
+	Policies *policy.Policies
+}
+
+// Compile parses every policy of the case and builds its request. Errors
+// name the source and the JSON path of the problem.
+func (c *Case) Compile(source, path string) (*Compiled, error) {
+	at := func(p string) string {
+		if path == "" {
+			return p
+		}
+		return path + "." + p
+	}
+	fail := func(p string, err error) error {
+		return &InputError{Source: source, Path: at(p), Msg: err.Error()}
+	}
+	if c.Action == "" {
+		return nil, &InputError{Source: source, Path: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
+	}
+	if svc, name, ok := strings.Cut(c.Action, ":"); !ok || svc == "" || name == "" || strings.ContainsAny(c.Action, "*?") {
+		return nil, &InputError{Source: source, Path: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
+	}
+	if c.Resource != "" && c.Resource != "*" && !validARN(c.Resource) {
+		return nil, &InputError{Source: source, Path: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
+	}
+	if c.Principal != "" && strings.HasPrefix(c.Principal, "arn:") && !validARN(c.Principal) {
+		return nil, &InputError{Source: source, Path: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
+	}
+	if c.ResourceAccount != "" && !isAccountID(c.ResourceAccount) {
+		return nil, &InputError{Source: source, Path: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
+	}
+	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
+	for k, raw := range c.Context {
+		if err := setContext(&req.Context, k, raw); err != nil {
+			return nil, fail("context."+k, err)
+		}
+	}
+	var set policy.Set
+	var err error
+	for i, n := range c.IdentityPolicies {
+		p := fmt.Sprintf("identityPolicies[%d]", i)
+		doc, err := parseDoc(n.Document, policy.Identity)
+		if err != nil {
+			return nil, fail(p+".document", err)
+		}
+		set.Identity = append(set.Identity, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("identity-%d", i+1)), Document: doc})
+	}
+	if set.ResourcePolicy, err = optionalDoc(c.ResourcePolicy, "resource-policy", resourceKind(c.Action, c.Resource)); err != nil {
+		return nil, fail("resourcePolicy", err)
+	}
+	if set.Boundary, err = optionalDoc(c.PermissionsBoundary, "permissions-boundary", policy.Boundary); err != nil {
+		return nil, fail("permissionsBoundary", err)
+	}
+	if set.Session, err = optionalDoc(c.SessionPolicy, "session-policy", policy.Session); err != nil {
+		return nil, fail("sessionPolicy", err)
+	}
+	if set.SCPs, err = levels(c.SCPs, "scps", policy.SCP, fail); err != nil {
+		return nil, err
+	}
+	if set.RCPs, err = levels(c.RCPs, "rcps", policy.RCP, fail); err != nil {
+		return nil, err
+	}
+	compiled, err := policy.Compile(set)
+	if err != nil {
+		return nil, &InputError{Source: source, Path: path, Msg: err.Error()}
+	}
+	return &Compiled{Request: req, Policies: compiled}, nil
+}
+
+// resourceKind is Trust for a role's policy in the sts:AssumeRole* family:
+// trust policies have no Resource element.
+func resourceKind(action, resource string) policy.Kind {
+	if strings.HasPrefix(strings.ToLower(action), "sts:assumerole") {
+		return policy.Trust
+	}
+	if strings.Contains(resource, ":role/") && strings.HasPrefix(strings.ToLower(action), "sts:") {
+		return policy.Trust
+	}
+	return policy.Resource
+}
+
+func levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error) ([][]policy.Named, error) {
+	var out [][]policy.Named
+	for li, level := range in {
+		var docs []policy.Named
+		for i, n := range level {
+			p := fmt.Sprintf("%s[%d][%d]", field, li, i)
+			doc, err := parseDoc(n.Document, kind)
+			if err != nil {
+				return nil, fail(p+".document", err)
+			}
+			docs = append(docs, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("%s-%d-%d", field, li, i+1)), Document: doc})
+		}
+		out = append(out, docs)
+	}
+	return out, nil
+}
+
+func optionalDoc(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	doc, err := parseDoc(raw, kind)
+	if err != nil {
+		return nil, err
+	}
+	return &policy.Named{Name: name, Document: doc}, nil
+}
+
+func parseDoc(raw json.RawMessage, kind policy.Kind) (*policy.Document, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, fmt.Errorf("missing; give a policy document object")
+	}
+	return policy.Parse(raw, kind)
+}
+
+func nameOr(name, def string) string {
+	if name != "" {
+		return name
+	}
+	return def
+}
+
+// setContext accepts a string, number or boolean (a single value) or an
+// array of them (a multivalued key).
+func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
+	if strings.TrimSpace(key) == "" {
+		return fmt.Errorf("context key name is empty")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	scalar := func(e any) (string, bool) {
+		switch x := e.(type) {
+		case string:
+			return x, true
+		case json.Number:
+			return x.String(), true
+		case bool:
+			if x {
+				return "true", true
+			}
+			return "false", true
+		}
+		return "", false
+	}
+	if arr, ok := v.([]any); ok {
+		values := make([]string, 0, len(arr))
+		for i, e := range arr {
+			s, ok := scalar(e)
+			if !ok {
+				return fmt.Errorf("value [%d] must be a string, number or boolean", i)
+			}
+			values = append(values, s)
+		}
+		ctx.SetList(key, values)
+		return nil
+	}
+	s, ok := scalar(v)
+	if !ok {
+		return fmt.Errorf(`must be a string, number, boolean or an array of them, such as "10.0.0.1" or ["a", "b"]`)
+	}
+	ctx.Set(key, s)
+	return nil
+}
+
+func validARN(s string) bool {
+	return strings.HasPrefix(s, "arn:") && strings.Count(s, ":") >= 5
+}
+
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
