@@ -90,7 +90,7 @@ type trace struct {
 	matches  []StatementRef
 	failures []Reason
 	blocks   []Reason
-	missed []missingKind
+	missed   []missingKind
 	notes    []noteKind
 }
 

@@ -39,12 +39,12 @@ type contextValue struct {
 
 // multivaluedKeys are AWS global keys that are always multivalued.
 var multivaluedKeys = map[string]bool{
-	"aws:tagkeys":                     true,
-	"aws:calledvia":                   true,
-	"aws:principalorgpaths":           true,
-	"aws:principalservicenameslist":   true,
-	"aws:sourceorgpaths":              true,
-	"aws:resourceorgpaths":            true,
+	"aws:tagkeys":                   true,
+	"aws:calledvia":                 true,
+	"aws:principalorgpaths":         true,
+	"aws:principalservicenameslist": true,
+	"aws:sourceorgpaths":            true,
+	"aws:resourceorgpaths":          true,
 }
 
 // Set sets a single-valued key (or a multivalued one, for keys AWS defines as
