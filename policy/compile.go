@@ -163,7 +163,7 @@ func compileStatement(i int, s Statement, vars bool) (compiledStmt, error) {
 	for _, c := range s.Conditions {
 		cc, err := compileCondition(c, vars)
 		if err != nil {
-			return cs, err
+			return cs, fmt.Errorf("Condition.%s.%s: %w", c.Operator, c.Key, err)
 		}
 		cs.conds = append(cs.conds, cc)
 	}

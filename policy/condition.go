@@ -173,7 +173,7 @@ func compileCondition(c Condition, vars bool) (compiledCond, error) {
 			v.ip, err = parseCIDR(raw)
 		}
 		if err != nil {
-			return cc, fmt.Errorf("%s %s: %w", c.Operator, c.Key, err)
+			return cc, err
 		}
 		cc.values = append(cc.values, v)
 	}
@@ -198,11 +198,16 @@ var dateLayouts = []string{
 	"2006-01-02",
 }
 
-// parseDate reads an ISO 8601 date or epoch seconds.
+// parseDate reads an ISO 8601 date or epoch seconds. The forms AWS puts in
+// request contexts (epoch seconds, and UTC times such as
+// 2026-01-31T12:00:00Z) are read without allocating.
 func parseDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+	if n, ok := epochSeconds(s); ok {
 		return time.Unix(n, 0).UTC(), nil
+	}
+	if t, ok := utcTime(s); ok {
+		return t, nil
 	}
 	for _, l := range dateLayouts {
 		if t, err := time.Parse(l, s); err == nil {
@@ -210,6 +215,66 @@ func parseDate(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("must be an ISO 8601 date such as 2026-01-31T12:00:00Z or epoch seconds, got %q", s)
+}
+
+func epochSeconds(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// utcTime reads YYYY-MM-DDTHH:MM:SSZ, with optional fractional seconds.
+func utcTime(s string) (time.Time, bool) {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	h, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 {
+		return time.Time{}, false
+	}
+	nanos := 0
+	if rest := s[19 : len(s)-1]; rest != "" {
+		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
+			return time.Time{}, false
+		}
+		f, ok := num(20, len(s)-1)
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(rest) - 1; i < 9; i++ {
+			f *= 10
+		}
+		nanos = f
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, nanos, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false // such as February 30
+	}
+	return t, true
 }
 
 // parseCIDR reads a CIDR block or a single address (a /32 or /128).

@@ -53,6 +53,9 @@ func (p *Policies) Explain(r *Request) Result {
 type input struct {
 	action   string
 	resource string
+	// resParts is the resource split into ARN parts, when resIsARN.
+	resParts [6]string
+	resIsARN bool
 	caller   caller
 	ctx      *Context
 }
@@ -131,7 +134,7 @@ func (s *compiledStmt) matchesResource(in *input) bool {
 		return true
 	}
 	for i := range s.resources {
-		if s.resources[i].match(in.resource, in.ctx) {
+		if s.resources[i].matchParts(in.resource, &in.resParts, in.resIsARN, in.ctx) {
 			return !s.notResource
 		}
 	}
@@ -163,6 +166,7 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	if in.resource == "" {
 		in.resource = "*"
 	}
+	in.resParts, in.resIsARN = splitARN(in.resource)
 	c := &in.caller
 
 	// sts:GetCallerIdentity needs no permission and cannot be denied.
@@ -173,15 +177,14 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 
 	resourceAccount := r.ResourceAccount
 	if resourceAccount == "" {
-		if parts, ok := splitARN(in.resource); ok {
-			resourceAccount = parts[4]
+		if in.resIsARN {
+			resourceAccount = in.resParts[4]
 		}
 	}
 	if resourceAccount == "" {
 		resourceAccount = c.account
 	}
 	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
-	sameAccount := c.account != "" && c.account == resourceAccount
 
 	denied := false
 	var scpAllowed, rcpAllowed = true, true
@@ -221,62 +224,76 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	if denied {
 		return ExplicitDeny
 	}
-	if !scpAllowed || !rcpAllowed {
-		return ImplicitDeny
+	g := grant{
+		sameAccount: c.account != "" && c.account == resourceAccount, iamPrincipal: iamPrincipal,
+		idAllow: idAllow, res: res, boundaryAllow: boundaryAllow, sessionAllow: sessionAllow,
+		explicitTrust: explicitTrust(in.action, &in, p.resource != nil),
 	}
-	if !iamPrincipal {
-		// Services and web identity providers have only the resource policy
-		// (a role's trust policy, for AssumeRoleWithWebIdentity).
-		if res.allow && res.allowedBy == matchDirect {
-			return Allowed
-		}
-		t.missing(missingResourceAllow)
-		return ImplicitDeny
-	}
-
-	// A resource policy that names the user, role session or federated user
-	// itself grants on its own in the same account: AWS applies neither the
-	// boundary nor the session policy to that grant.
-	if sameAccount && res.allowedBy == matchDirect {
-		return Allowed
-	}
-	// Otherwise the identity side must allow, unless (same account) the
-	// resource policy names the caller's role, and then the boundary and the
-	// session policy still apply.
-	identitySide := idAllow
-	switch {
-	case sameAccount && explicitTrust(in.action, in.resource, p.resource != nil):
-		// Role trust and KMS key policies must allow the account explicitly;
-		// an identity policy alone is not enough.
-		identitySide = (idAllow && res.allowedBy >= matchAccount) || res.allowedBy == matchRole
-		if !identitySide {
-			t.missing(missingExplicitTrust)
-		}
-	case sameAccount:
-		identitySide = idAllow || res.allowedBy == matchRole
-	default:
-		// Across accounts both sides must allow: the resource policy must
-		// name the caller or its account, and the caller's policies must allow.
-		if !res.allow {
-			t.missing(missingCrossAccountResource)
-			identitySide = false
-		}
-	}
-	if !idAllow && res.allowedBy < matchRole {
-		t.missing(missingIdentityAllow)
-	}
-	if !identitySide {
-		return ImplicitDeny
-	}
-	if !boundaryAllow {
-		t.missing(missingBoundaryAllow)
-		return ImplicitDeny
-	}
-	if !sessionAllow {
-		t.missing(missingSessionAllow)
+	granted := g.granted(t)
+	if !scpAllowed || !rcpAllowed || !granted {
 		return ImplicitDeny
 	}
 	return Allowed
+}
+
+// grant holds what each policy type said, once no explicit deny applies.
+type grant struct {
+	sameAccount, iamPrincipal, explicitTrust bool
+	idAllow, boundaryAllow, sessionAllow     bool
+	res                                      docResult
+}
+
+// granted combines identity-based and resource-based allows with the
+// boundary and the session policy, by AWS's same-account and cross-account
+// rules.
+func (g *grant) granted(t *trace) bool {
+	if !g.iamPrincipal {
+		// Services and web identity providers have only the resource policy
+		// (a role's trust policy, for AssumeRoleWithWebIdentity).
+		if g.res.allow && g.res.allowedBy == matchDirect {
+			return true
+		}
+		t.missing(missingResourceAllow)
+		return false
+	}
+	// A resource policy that names the user, role session or federated user
+	// itself grants on its own in the same account: AWS applies neither the
+	// boundary nor the session policy to that grant.
+	if g.sameAccount && g.res.allowedBy == matchDirect {
+		return true
+	}
+	// Otherwise the identity side must allow, unless (same account) the
+	// resource policy names the caller's role; the boundary and the session
+	// policy then still apply.
+	var ok bool
+	switch {
+	case g.sameAccount && g.explicitTrust:
+		// Role trust and KMS key policies must allow the account explicitly;
+		// an identity policy alone is not enough.
+		ok = (g.idAllow && g.res.allowedBy >= matchAccount) || g.res.allowedBy == matchRole
+		if !ok {
+			t.missing(missingExplicitTrust)
+		}
+	case g.sameAccount:
+		ok = g.idAllow || g.res.allowedBy == matchRole
+	default:
+		// Across accounts both sides must allow: the resource policy must
+		// name the caller or its account, and the caller's policies must allow.
+		ok = g.idAllow && g.res.allow
+		if !g.res.allow {
+			t.missing(missingCrossAccountResource)
+		}
+	}
+	if !g.idAllow && g.res.allowedBy < matchRole {
+		t.missing(missingIdentityAllow)
+	}
+	if !g.boundaryAllow {
+		t.missing(missingBoundaryAllow)
+	}
+	if !g.sessionAllow {
+		t.missing(missingSessionAllow)
+	}
+	return ok && g.boundaryAllow && g.sessionAllow
 }
 
 // explicitTrust reports whether the resource's own policy must grant access
@@ -284,14 +301,13 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 // family, and a KMS key policy. When the request carries no resource policy
 // for a role, the caller's identity policies decide, as AWS's own simulator
 // does; a KMS key always has a key policy, so without one nothing is allowed.
-func explicitTrust(action, resource string, haveResourcePolicy bool) bool {
+func explicitTrust(action string, in *input, haveResourcePolicy bool) bool {
 	svc, name, _ := strings.Cut(action, ":")
 	switch {
 	case strings.EqualFold(svc, "sts"):
 		return haveResourcePolicy && len(name) >= len("AssumeRole") && strings.EqualFold(name[:len("AssumeRole")], "AssumeRole")
 	case strings.EqualFold(svc, "kms"):
-		parts, ok := splitARN(resource)
-		return ok && strings.HasPrefix(parts[5], "key/")
+		return in.resIsARN && strings.HasPrefix(in.resParts[5], "key/")
 	}
 	return false
 }

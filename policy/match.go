@@ -14,7 +14,21 @@ type pattern struct {
 	// hasVars is true when some unit is a variable; such patterns cannot match
 	// when a variable has no value and no default.
 	hasVars bool
+	// shape and lit give a fast path for the common patterns without
+	// variables: an exact string, a prefix followed by one *, or a glob whose
+	// * and ? are all wildcards.
+	shape patternShape
+	lit   string
 }
+
+type patternShape uint8
+
+const (
+	shapeUnits  patternShape = iota // general: walk the units
+	shapeExact                      // lit is the whole pattern
+	shapePrefix                     // lit followed by *
+	shapeStar                       // "*" alone
+)
 
 type unitKind uint8
 
@@ -98,7 +112,25 @@ func compilePattern(s string, wildcards, vars bool) (pattern, error) {
 		}
 	}
 	flush()
+	p.shape = shapeOf(p.units)
+	if (p.shape == shapeExact || p.shape == shapePrefix) && len(p.units) > 0 {
+		p.lit = p.units[0].text
+	}
 	return p, nil
+}
+
+func shapeOf(units []unit) patternShape {
+	switch {
+	case len(units) == 0:
+		return shapeExact
+	case len(units) == 1 && units[0].kind == unitText:
+		return shapeExact
+	case len(units) == 1 && units[0].kind == unitStar:
+		return shapeStar
+	case len(units) == 2 && units[0].kind == unitText && units[1].kind == unitStar:
+		return shapePrefix
+	}
+	return shapeUnits
 }
 
 // resolved holds the values of a pattern's variables for one match.
@@ -129,6 +161,17 @@ func (p *pattern) resolve(ctx *Context, out *resolved) bool {
 // match reports whether s matches the pattern. fold compares ASCII letters
 // case-insensitively.
 func (p *pattern) match(s string, ctx *Context, fold bool) bool {
+	switch p.shape {
+	case shapeStar:
+		return true
+	case shapeExact:
+		return equalText(p.lit, s, fold)
+	case shapePrefix:
+		return len(s) >= len(p.lit) && equalText(p.lit, s[:len(p.lit)], fold)
+	}
+	if !p.hasVars {
+		return globUnits(p.units, nil, s, fold)
+	}
 	var vals resolved
 	if p.hasVars && !p.resolve(ctx, &vals) {
 		return false
@@ -192,6 +235,13 @@ func globUnits(units []unit, vals *resolved, s string, fold bool) bool {
 	}
 }
 
+func equalText(a, b string, fold bool) bool {
+	if fold {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
 func equalByte(a, b byte, fold bool) bool {
 	if a == b {
 		return true
@@ -246,11 +296,19 @@ func (a *arnPattern) match(arn string, ctx *Context) bool {
 	if a.all {
 		return true
 	}
+	parts, ok := splitARN(arn)
+	return a.matchParts(arn, &parts, ok, ctx)
+}
+
+// matchParts is match with the ARN already split by splitARN.
+func (a *arnPattern) matchParts(arn string, parts *[6]string, isARN bool, ctx *Context) bool {
+	if a.all {
+		return true
+	}
 	if a.whole != nil {
 		return a.whole.match(arn, ctx, false)
 	}
-	parts, ok := splitARN(arn)
-	if !ok {
+	if !isARN {
 		return false
 	}
 	for i := range parts {

@@ -83,7 +83,7 @@ func FromJSON(raw any, kind Kind) (*Document, error) {
 	}
 	switch s := st.(type) {
 	case map[string]any:
-		stmt, err := parseStatement(s, "Statement", kind)
+		stmt, err := parseStatement(s, "Statement", kind, doc.Version == Version2012)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func FromJSON(raw any, kind Kind) (*Document, error) {
 			if !ok {
 				return nil, errAt(path, "must be an object, got %s", jsonType(e))
 			}
-			stmt, err := parseStatement(m, path, kind)
+			stmt, err := parseStatement(m, path, kind, doc.Version == Version2012)
 			if err != nil {
 				return nil, err
 			}
@@ -108,7 +108,7 @@ func FromJSON(raw any, kind Kind) (*Document, error) {
 	return doc, nil
 }
 
-func parseStatement(m map[string]any, path string, kind Kind) (Statement, error) {
+func parseStatement(m map[string]any, path string, kind Kind, vars bool) (Statement, error) {
 	var s Statement
 	var err error
 	for _, k := range sortedKeys(m) {
@@ -168,7 +168,7 @@ func parseStatement(m map[string]any, path string, kind Kind) (Statement, error)
 				s.NotPrincipal = pr
 			}
 		case "Condition":
-			if s.Conditions, err = parseConditions(v, p); err != nil {
+			if s.Conditions, err = parseConditions(v, p, vars); err != nil {
 				return s, err
 			}
 		default:
@@ -257,7 +257,7 @@ func parsePrincipal(v any, path string) (*Principal, error) {
 	return p, nil
 }
 
-func parseConditions(v any, path string) ([]Condition, error) {
+func parseConditions(v any, path string, vars bool) ([]Condition, error) {
 	ops, ok := v.(map[string]any)
 	if !ok {
 		return nil, errAt(path, `must be an object such as {"StringEquals": {"aws:username": "alice"}}, got %s`, jsonType(v))
@@ -284,7 +284,12 @@ func parseConditions(v any, path string) ([]Condition, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Condition{Operator: op, Key: key, Values: values})
+			c := Condition{Operator: op, Key: key, Values: values}
+			// Compile once here so that bad values are reported with their path.
+			if _, err := compileCondition(c, vars); err != nil {
+				return nil, errAt(kp, "%s", err)
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil
