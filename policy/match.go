@@ -264,9 +264,10 @@ func lower(c byte) byte {
 // spans the colons between them (AWS's rule for Resource and Arn operators).
 type arnPattern struct {
 	all bool // the pattern is "*"
-	// whole is used instead of parts when the pattern is not an ARN.
-	whole *pattern
-	parts [6]pattern
+	// invalid is set when the pattern is not "*" and has fewer than six
+	// parts: it matches nothing.
+	invalid bool
+	parts   [6]pattern
 }
 
 func compileARNPattern(s string, vars bool) (arnPattern, error) {
@@ -277,10 +278,8 @@ func compileARNPattern(s string, vars bool) (arnPattern, error) {
 	}
 	parts, ok := splitARN(s)
 	if !ok {
-		// Not an ARN: match it as one string.
-		p, err := compilePattern(s, true, vars)
-		a.whole = &p
-		return a, err
+		a.invalid = true
+		return a, nil
 	}
 	for i, part := range parts {
 		p, err := compilePattern(part, true, vars)
@@ -305,10 +304,7 @@ func (a *arnPattern) matchParts(arn string, parts *[6]string, isARN bool, ctx *C
 	if a.all {
 		return true
 	}
-	if a.whole != nil {
-		return a.whole.match(arn, ctx, false)
-	}
-	if !isARN {
+	if a.invalid || !isARN {
 		return false
 	}
 	for i := range parts {
