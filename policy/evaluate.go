@@ -225,7 +225,9 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 		return ExplicitDeny
 	}
 	g := grant{
-		sameAccount: c.account != "" && c.account == resourceAccount, iamPrincipal: iamPrincipal,
+		// Without a principal, the request is taken to come from the
+		// resource's own account.
+		sameAccount: r.Principal == "" || (c.account != "" && c.account == resourceAccount), iamPrincipal: iamPrincipal,
 		idAllow: idAllow, res: res, boundaryAllow: boundaryAllow, sessionAllow: sessionAllow,
 		explicitTrust: explicitTrust(in.action, &in, p.resource != nil),
 	}

@@ -47,6 +47,8 @@ func TestEvaluationLogic(t *testing.T) {
 	}{
 		{"no policy is an implicit deny", Set{}, alice, "s3:GetObject", bucketObj, "", ImplicitDeny},
 		{"identity allow", Set{Identity: id(allowS3)}, alice, "s3:GetObject", bucketObj, "", Allowed},
+		{"without a principal the identity policies decide", Set{Identity: id(allowS3)}, "", "s3:GetObject", "arn:aws:s3:::bucket/key", "", Allowed},
+		{"without a principal the resource account is the caller's", Set{Identity: id(allowEC2)}, "", "ec2:StartInstances", "arn:aws:ec2:eu-west-1:444455556666:instance/i-1", "", Allowed},
 		{"explicit deny in identity wins", Set{Identity: id(allowS3, denyS3)}, alice, "s3:GetObject", bucketObj, "", ExplicitDeny},
 		{"explicit deny in resource policy wins", Set{Identity: id(allowS3), ResourcePolicy: res(strings.Replace(denyS3, `"Effect":"Deny"`, `"Effect":"Deny","Principal":"*"`, 1))}, alice, "s3:GetObject", bucketObj, "", ExplicitDeny},
 		{"explicit deny in boundary wins", Set{Identity: id(allowS3), Boundary: named("b", doc(t, Boundary, allowS3, denyS3))}, alice, "s3:GetObject", bucketObj, "", ExplicitDeny},
