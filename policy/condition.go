@@ -1,12 +1,9 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
-	"math"
 	"net/netip"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -126,7 +123,6 @@ type condValue struct {
 	num  float64
 	date time.Time
 	ip   netip.Prefix
-	bin  []byte
 	b    bool
 }
 
@@ -165,8 +161,8 @@ func compileCondition(c Condition, vars bool) (compiledCond, error) {
 				err = fmt.Errorf(`must be "true" or "false", got %q`, raw)
 			}
 		case famBinary:
-			v.bin, err = base64.StdEncoding.DecodeString(raw)
-			if err != nil {
+			// Values compare as base64 text, as AWS compares them.
+			if _, err = base64.StdEncoding.DecodeString(raw); err != nil {
 				err = fmt.Errorf("must be base64, got %q", raw)
 			}
 		case famIP:
@@ -181,117 +177,37 @@ func compileCondition(c Condition, vars bool) (compiledCond, error) {
 }
 
 func parseNumber(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(f) {
+	f, ok := readNumber(s)
+	if !ok {
 		return 0, fmt.Errorf("must be a number, got %q", s)
 	}
 	return f, nil
 }
 
-// dateLayouts are the ISO 8601 forms AWS accepts.
-var dateLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05Z0700",
-	"2006-01-02T15:04:05",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04Z",
-	"2006-01-02",
-}
-
-// parseDate reads an ISO 8601 date or epoch seconds. The forms AWS puts in
-// request contexts (epoch seconds, and UTC times such as
-// 2026-01-31T12:00:00Z) are read without allocating.
 func parseDate(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if n, ok := epochSeconds(s); ok {
-		return time.Unix(n, 0).UTC(), nil
+	t, ok := readDate(s)
+	if !ok {
+		return t, fmt.Errorf("must be an ISO 8601 date such as 2026-01-31T12:00:00Z or epoch seconds, got %q", s)
 	}
-	if t, ok := utcTime(s); ok {
-		return t, nil
-	}
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("must be an ISO 8601 date such as 2026-01-31T12:00:00Z or epoch seconds, got %q", s)
-}
-
-func epochSeconds(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
-// utcTime reads YYYY-MM-DDTHH:MM:SSZ, with optional fractional seconds.
-func utcTime(s string) (time.Time, bool) {
-	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
-	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(s[i]-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(0, 4)
-	mo, ok2 := num(5, 7)
-	d, ok3 := num(8, 10)
-	h, ok4 := num(11, 13)
-	mi, ok5 := num(14, 16)
-	sec, ok6 := num(17, 19)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 {
-		return time.Time{}, false
-	}
-	nanos := 0
-	if rest := s[19 : len(s)-1]; rest != "" {
-		if rest[0] != '.' || len(rest) < 2 || len(rest) > 10 {
-			return time.Time{}, false
-		}
-		f, ok := num(20, len(s)-1)
-		if !ok {
-			return time.Time{}, false
-		}
-		for i := len(rest) - 1; i < 9; i++ {
-			f *= 10
-		}
-		nanos = f
-	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, nanos, time.UTC)
-	if t.Day() != d {
-		return time.Time{}, false // such as February 30
-	}
-	return t, true
+	return t, nil
 }
 
 // parseCIDR reads a CIDR block or a single address (a /32 or /128).
 func parseCIDR(s string) (netip.Prefix, error) {
-	s = strings.TrimSpace(s)
-	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return p, fmt.Errorf("must be an IPv4 or IPv6 CIDR such as 203.0.113.0/24, got %q", s)
+	bad := fmt.Errorf("must be an IPv4 or IPv6 address or CIDR such as 203.0.113.0/24 or 2001:db8::/32, got %q", s)
+	addr, bits, hasBits := strings.Cut(strings.TrimSpace(s), "/")
+	a, ok := readAddr(addr)
+	if !ok {
+		return netip.Prefix{}, bad
+	}
+	n := a.BitLen()
+	if hasBits {
+		var ok bool
+		if n, ok = digits(bits, 0, len(bits)); !ok || bits == "" || n > a.BitLen() {
+			return netip.Prefix{}, bad
 		}
-		return p.Masked(), nil
 	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("must be an IPv4 or IPv6 address or CIDR, got %q", s)
-	}
-	return netip.PrefixFrom(a, a.BitLen()), nil
+	return netip.PrefixFrom(a, n).Masked(), nil
 }
 
 // condFailure says why a condition did not match, for explanations.
@@ -385,8 +301,8 @@ func (c *compiledCond) valueMatches(s string, ctx *Context) bool {
 			}
 		}
 	case famNumeric:
-		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
+		n, ok := readNumber(s)
+		if !ok {
 			return false
 		}
 		for i := range c.values {
@@ -396,8 +312,8 @@ func (c *compiledCond) valueMatches(s string, ctx *Context) bool {
 			}
 		}
 	case famDate:
-		t, err := parseDate(s)
-		if err != nil {
+		t, ok := readDate(s)
+		if !ok {
 			return false
 		}
 		for i := range c.values {
@@ -419,17 +335,16 @@ func (c *compiledCond) valueMatches(s string, ctx *Context) bool {
 		}
 	case famBinary:
 		for i := range c.values {
-			if binaryEqual(s, c.values[i].bin) {
+			if s == c.values[i].raw {
 				any = true
 				break
 			}
 		}
 	case famIP:
-		a, err := netip.ParseAddr(strings.TrimSpace(s))
-		if err != nil {
+		a, ok := readAddr(s)
+		if !ok {
 			return false
 		}
-		a = a.Unmap()
 		for i := range c.values {
 			if c.values[i].ip.Contains(a) {
 				any = true
@@ -462,19 +377,4 @@ func compareOrdered(c cmp, r int) bool {
 		return r >= 0
 	}
 	return r == 0
-}
-
-// binaryEqual compares a base64 context value with decoded policy bytes
-// without allocating.
-func binaryEqual(s string, want []byte) bool {
-	if base64.StdEncoding.DecodedLen(len(s)) < len(want) {
-		return false
-	}
-	var buf [256]byte
-	if base64.StdEncoding.DecodedLen(len(s)) > len(buf) {
-		got, err := base64.StdEncoding.DecodeString(s)
-		return err == nil && bytes.Equal(got, want)
-	}
-	n, err := base64.StdEncoding.Decode(buf[:], []byte(s))
-	return err == nil && bytes.Equal(buf[:n], want)
 }

@@ -130,7 +130,7 @@ func TestParseRejectsBadConditionValues(t *testing.T) {
 	tests := []struct{ cond, want string }{
 		{`{"NumericLessThan":{"s3:max-keys":"ten"}}`, `must be a number, got "ten"`},
 		{`{"DateLessThan":{"aws:CurrentTime":"yesterday"}}`, "must be an ISO 8601 date"},
-		{`{"IpAddress":{"aws:SourceIp":"10.0.0.0/33"}}`, "must be an IPv4 or IPv6 CIDR"},
+		{`{"IpAddress":{"aws:SourceIp":"10.0.0.0/33"}}`, "must be an IPv4 or IPv6 address or CIDR"},
 		{`{"Bool":{"aws:SecureTransport":"yes"}}`, `must be "true" or "false"`},
 		{`{"BinaryEquals":{"x:b":"%%%"}}`, "must be base64"},
 		{`{"StringLike":{"aws:username":"${aws:username"}}`, "has no closing }"},
