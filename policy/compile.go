@@ -39,6 +39,7 @@ type Policies struct {
 type compiledDoc struct {
 	name  string
 	kind  Kind
+	level int // organization level, for SCPs and RCPs
 	stmts []compiledStmt
 }
 
@@ -97,13 +98,14 @@ func Compile(s Set) (*Policies, error) {
 
 func compileLevels(levels [][]Named, kind Kind) ([][]*compiledDoc, error) {
 	var out [][]*compiledDoc
-	for _, level := range levels {
+	for li, level := range levels {
 		var docs []*compiledDoc
 		for _, n := range level {
 			d, err := compileDoc(n, kind)
 			if err != nil {
 				return nil, err
 			}
+			d.level = li
 			docs = append(docs, d)
 		}
 		out = append(out, docs)

@@ -23,6 +23,8 @@ type StatementRef struct {
 	Index      int    `json:"statementIndex"`
 	Sid        string `json:"sid,omitempty"`
 	Effect     Effect `json:"effect"`
+	// Level is the organization level of an SCP or RCP, 0 for the root.
+	Level *int `json:"level,omitempty"`
 }
 
 func (s StatementRef) String() string {
@@ -30,7 +32,11 @@ func (s StatementRef) String() string {
 	if s.Sid != "" {
 		sid = fmt.Sprintf(" (Sid %q)", s.Sid)
 	}
-	return fmt.Sprintf("%s policy %q Statement[%d]%s", s.PolicyType, s.Policy, s.Index, sid)
+	level := ""
+	if s.Level != nil {
+		level = fmt.Sprintf(" at organization level %d", *s.Level)
+	}
+	return fmt.Sprintf("%s policy %q%s Statement[%d]%s", s.PolicyType, s.Policy, level, s.Index, sid)
 }
 
 // Reason codes, stable for scripts.
@@ -95,7 +101,12 @@ type trace struct {
 }
 
 func ref(d *compiledDoc, s *compiledStmt) StatementRef {
-	return StatementRef{PolicyType: d.kind.String(), Policy: d.name, Index: s.index, Sid: s.sid, Effect: s.effect}
+	r := StatementRef{PolicyType: d.kind.String(), Policy: d.name, Index: s.index, Sid: s.sid, Effect: s.effect}
+	if d.kind == SCP || d.kind == RCP {
+		level := d.level
+		r.Level = &level
+	}
+	return r
 }
 
 func (t *trace) matched(d *compiledDoc, s *compiledStmt) {

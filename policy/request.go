@@ -121,3 +121,36 @@ func (c *Context) single(k string) (string, bool) {
 	}
 	return v.values[0], true
 }
+
+// AddPrincipalKeys sets the keys AWS derives from the caller, unless the
+// context already has them: aws:PrincipalArn (for a role session, the role's
+// ARN), aws:PrincipalAccount, aws:PrincipalType and, for IAM users,
+// aws:username.
+func (c *Context) AddPrincipalKeys(principal string) {
+	p := parseCaller(principal)
+	setDefault := func(k, v string) {
+		if _, ok := c.lookup(strings.ToLower(k)); !ok && v != "" {
+			c.Set(k, v)
+		}
+	}
+	var arn, typ string
+	switch p.kind {
+	case callerUser:
+		arn, typ = principal, "User"
+		setDefault("aws:username", p.name)
+	case callerRoleSession:
+		parts, _ := splitARN(principal)
+		arn, typ = parts[0]+":"+parts[1]+":iam::"+p.account+":role/"+p.name, "AssumedRole"
+	case callerRole:
+		arn, typ = principal, "AssumedRole"
+	case callerFederatedUser:
+		arn, typ = principal, "FederatedUser"
+	case callerRoot:
+		arn, typ = principal, "Account"
+	default:
+		return
+	}
+	setDefault("aws:PrincipalArn", arn)
+	setDefault("aws:PrincipalAccount", p.account)
+	setDefault("aws:PrincipalType", typ)
+}

@@ -26,6 +26,12 @@ type Case struct {
 	SCPs                [][]NamedDocument          `json:"scps,omitempty"`
 	RCPs                [][]NamedDocument          `json:"rcps,omitempty"`
 	SessionPolicy       json.RawMessage            `json:"sessionPolicy,omitempty"`
+
+	// Names for the single policies, such as the files they came from.
+	ResourcePolicyName, BoundaryName, SessionPolicyName string `json:"-"`
+
+	// path locates the case in its source ("[2]", "line 3") for errors.
+	path string
 }
 
 // NamedDocument is a policy with a name.
@@ -72,6 +78,7 @@ func ReadCases(data []byte, source string) ([]Case, error) {
 			if err != nil {
 				return nil, err
 			}
+			c.path = fmt.Sprintf("[%d]", i)
 			cases = append(cases, c)
 		}
 		return cases, nil
@@ -92,6 +99,7 @@ func ReadCases(data []byte, source string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.path = path
 		cases = append(cases, c)
 	}
 	return cases, nil
@@ -126,8 +134,11 @@ type Compiled struct {
 // name the source and the JSON path of the problem.
 func (c *Case) Compile(source, path string) (*Compiled, error) {
 	at := func(p string) string {
-		if path == "" {
+		switch {
+		case path == "":
 			return p
+		case strings.HasPrefix(path, "line "):
+			return path + ": " + p
 		}
 		return path + "." + p
 	}
@@ -150,11 +161,18 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 		return nil, &InputError{Source: source, Path: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
 	}
 	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
+	seen := map[string]string{}
 	for k, raw := range c.Context {
+		if other, dup := seen[strings.ToLower(k)]; dup {
+			return nil, fail("context."+k, fmt.Errorf("repeats key %q: key names are case-insensitive; give the key once, with an array for several values", other))
+		}
+		seen[strings.ToLower(k)] = k
 		if err := setContext(&req.Context, k, raw); err != nil {
 			return nil, fail("context."+k, err)
 		}
 	}
+	// AWS puts the caller's own keys in every request context.
+	req.Context.AddPrincipalKeys(c.Principal)
 	var set policy.Set
 	var err error
 	for i, n := range c.IdentityPolicies {
@@ -165,13 +183,13 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 		}
 		set.Identity = append(set.Identity, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("identity-%d", i+1)), Document: doc})
 	}
-	if set.ResourcePolicy, err = optionalDoc(c.ResourcePolicy, "resource-policy", resourceKind(c.Action, c.Resource)); err != nil {
+	if set.ResourcePolicy, err = optionalDoc(c.ResourcePolicy, nameOr(c.ResourcePolicyName, "resource-policy"), resourceKind(c.Action, c.Resource)); err != nil {
 		return nil, fail("resourcePolicy", err)
 	}
-	if set.Boundary, err = optionalDoc(c.PermissionsBoundary, "permissions-boundary", policy.Boundary); err != nil {
+	if set.Boundary, err = optionalDoc(c.PermissionsBoundary, nameOr(c.BoundaryName, "permissions-boundary"), policy.Boundary); err != nil {
 		return nil, fail("permissionsBoundary", err)
 	}
-	if set.Session, err = optionalDoc(c.SessionPolicy, "session-policy", policy.Session); err != nil {
+	if set.Session, err = optionalDoc(c.SessionPolicy, nameOr(c.SessionPolicyName, "session-policy"), policy.Session); err != nil {
 		return nil, fail("sessionPolicy", err)
 	}
 	if set.SCPs, err = levels(c.SCPs, "scps", policy.SCP, fail); err != nil {

@@ -12,8 +12,8 @@ type Outcome struct {
 	Action     string                `json:"action"`
 	Resource   string                `json:"resource,omitempty"`
 	Decision   string                `json:"decision"`
-	Statements []policy.StatementRef `json:"statements,omitempty"`
-	Reasons    []policy.Reason       `json:"reasons,omitempty"`
+	Statements []policy.StatementRef `json:"statements"`
+	Reasons    []policy.Reason       `json:"reasons"`
 }
 
 // Run compiles every case first, so that bad input is reported before any
@@ -21,8 +21,8 @@ type Outcome struct {
 func Run(cases []Case, source string) ([]Outcome, error) {
 	compiled := make([]*Compiled, len(cases))
 	for i := range cases {
-		path := ""
-		if len(cases) > 1 {
+		path := cases[i].path
+		if path == "" && len(cases) > 1 {
 			path = fmt.Sprintf("[%d]", i)
 		}
 		c, err := cases[i].Compile(source, path)

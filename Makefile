@@ -1,0 +1,26 @@
+# Targets a newcomer and CI run. `make demo` and `make test` are the README's
+# set-up commands; .ci/run runs `make vet` and `make test`.
+
+GO ?= go
+
+.PHONY: build demo test vet
+
+build:
+	$(GO) build -o bin/leash ./cmd/leash
+
+# The example has a denied request on purpose, and leash simulate exits 1 when
+# a request is denied; only bad input (exit 2) fails the demo.
+demo: build
+	bin/leash simulate --request examples/simulate/requests.json --explain || [ $$? -eq 1 ]
+
+# The differential tests run the peer IAM engine with node from test/peer.
+test:
+	if [ -f test/peer/package.json ]; then cd test/peer && npm ci --no-audit --no-fund; fi
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+	@unformatted="$$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -print0 | xargs -0 -r gofmt -l)"; \
+	if [ -n "$$unformatted" ]; then \
+		echo "gofmt would change these files; run gofmt -w on them:"; echo "$$unformatted"; exit 1; \
+	fi

@@ -1,0 +1,84 @@
+package simulate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"leash.dev/leash/policy"
+)
+
+// readPolicyFile reads one policy file given to flag and checks it as each of
+// kinds, so that a bad document is reported against its file and JSON path
+// rather than against the request that embeds it.
+func readPolicyFile(flag, file string, kinds ...policy.Kind) (json.RawMessage, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &InputError{Source: file, Msg: readFailure(flag, err)}
+	}
+	for _, kind := range kinds {
+		if err := checkDocument(data, file, kind); err != nil {
+			return nil, err
+		}
+	}
+	return json.RawMessage(data), nil
+}
+
+// checkDocument parses and compiles one document alone. Compiling catches
+// what parsing cannot, such as a NumericLessThan value that is not a number.
+func checkDocument(data []byte, file string, kind policy.Kind) error {
+	doc, err := policy.Parse(data, kind)
+	if err != nil {
+		var pe *policy.ParseError
+		if errors.As(err, &pe) {
+			return &InputError{Source: file, Path: pe.Path, Msg: pe.Msg}
+		}
+		return &InputError{Source: file, Msg: err.Error()}
+	}
+	named := policy.Named{Name: policyName(file), Document: doc}
+	var set policy.Set
+	switch kind {
+	case policy.Identity:
+		set.Identity = []policy.Named{named}
+	case policy.Resource, policy.Trust:
+		set.ResourcePolicy = &named
+	case policy.Boundary:
+		set.Boundary = &named
+	case policy.Session:
+		set.Session = &named
+	case policy.SCP:
+		set.SCPs = [][]policy.Named{{named}}
+	case policy.RCP:
+		set.RCPs = [][]policy.Named{{named}}
+	}
+	if _, err := policy.Compile(set); err != nil {
+		return &InputError{Source: file, Msg: err.Error()}
+	}
+	return nil
+}
+
+// readFailure says why a file could not be read without the Go error's
+// repetition of the path, which the caller already names.
+func readFailure(flag string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("no such file (given to %s); check the path", flag)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("permission denied (given to %s); make the file readable", flag)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Sprintf("cannot read (given to %s): %v", flag, err)
+}
+
+// policyName names a policy after its file: "policies/ccm.json" is "ccm".
+func policyName(file string) string {
+	base := filepath.Base(file)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
