@@ -58,6 +58,8 @@ type input struct {
 	resIsARN bool
 	caller   caller
 	ctx      *Context
+	// hasBoundary is set when the caller has a permissions boundary.
+	hasBoundary bool
 }
 
 // docResult is what one document says about a request.
@@ -101,7 +103,11 @@ func (s *compiledStmt) applies(in *input, d *compiledDoc, t *trace) principalMat
 	if s.principal != nil {
 		pm := s.principal.match(&in.caller)
 		if s.notPrincipal {
-			if pm != noPrincipalMatch {
+			// NotPrincipal spares only a caller it names itself: naming the
+			// account or the role does not spare a user or a session. A
+			// Deny with NotPrincipal always applies to a principal that has
+			// a permissions boundary.
+			if (pm == matchDirect || pm == matchEveryone) && !(in.hasBoundary && s.effect == Deny) {
 				return noPrincipalMatch
 			}
 		} else if pm == noPrincipalMatch {
@@ -162,7 +168,7 @@ func levelsResult(levels [][]*compiledDoc, in *input, t *trace, kind Kind, impli
 }
 
 func (p *Policies) decide(r *Request, t *trace) Decision {
-	in := input{action: r.Action, resource: r.Resource, caller: parseCaller(r.Principal), ctx: &r.Context}
+	in := input{action: r.Action, resource: r.Resource, caller: parseCaller(r.Principal), ctx: &r.Context, hasBoundary: p.boundary != nil}
 	if in.resource == "" {
 		in.resource = "*"
 	}
@@ -196,7 +202,9 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	rcpAllowed, d = levelsResult(p.rcps, &in, t, RCP, true)
 	denied = denied || d
 
-	idAllow := false
+	// The account root user has every permission in its account, limited
+	// only by denies and SCPs.
+	idAllow := c.kind == callerRoot
 	if iamPrincipal {
 		for _, doc := range p.identity {
 			r := doc.eval(&in, t)
@@ -252,7 +260,7 @@ func (g *grant) granted(t *trace) bool {
 	if !g.iamPrincipal {
 		// Services and web identity providers have only the resource policy
 		// (a role's trust policy, for AssumeRoleWithWebIdentity).
-		if g.res.allow && g.res.allowedBy == matchDirect {
+		if g.res.allowedBy >= matchEveryone {
 			return true
 		}
 		t.missing(missingResourceAllow)
@@ -260,9 +268,17 @@ func (g *grant) granted(t *trace) bool {
 	}
 	// A resource policy that names the user, role session or federated user
 	// itself grants on its own in the same account: AWS applies neither the
-	// boundary nor the session policy to that grant.
+	// boundary nor the session policy to that grant. One that grants to
+	// everyone ("*") also stands without an identity policy or boundary, but
+	// AWS exempts from session policies only principals named by ARN.
 	if g.sameAccount && g.res.allowedBy == matchDirect {
 		return true
+	}
+	if g.sameAccount && g.res.allowedBy == matchEveryone {
+		if !g.sessionAllow {
+			t.missing(missingSessionAllow)
+		}
+		return g.sessionAllow
 	}
 	// Otherwise the identity side must allow, unless (same account) the
 	// resource policy names the caller's role; the boundary and the session

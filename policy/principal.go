@@ -30,7 +30,9 @@ type caller struct {
 func parseCaller(p string) caller {
 	c := caller{arn: p}
 	if !strings.HasPrefix(p, "arn:") {
-		if strings.HasSuffix(p, ".amazonaws.com") || strings.HasSuffix(p, ".amazonaws.com.cn") {
+		if webIdentityProviders[p] {
+			c.kind = callerWebIdentity
+		} else if strings.HasSuffix(p, ".amazonaws.com") || strings.HasSuffix(p, ".amazonaws.com.cn") {
 			c.kind = callerService
 		} else if p != "" {
 			// accounts.google.com, cognito-identity.amazonaws.com, graph.facebook.com...
@@ -74,6 +76,15 @@ func parseCaller(p string) caller {
 	return c
 }
 
+// webIdentityProviders are the identity providers AWS names without an ARN;
+// Amazon Cognito's looks like a service principal but is one of them.
+var webIdentityProviders = map[string]bool{
+	"cognito-identity.amazonaws.com": true,
+	"accounts.google.com":            true,
+	"graph.facebook.com":             true,
+	"www.amazon.com":                 true,
+}
+
 func lastElem(res string) string {
 	return res[strings.LastIndexByte(res, '/')+1:]
 }
@@ -91,8 +102,13 @@ const (
 	// matchRole: the role whose session is calling. Boundaries and session
 	// policies still apply.
 	matchRole
+	// matchEveryone: "*" or {"AWS": "*"}. It grants on its own in the same
+	// account like a direct match, but AWS documents the session-policy
+	// exception only for a principal named by its ARN, so session policies
+	// still apply.
+	matchEveryone
 	// matchDirect: the caller itself (user, role session, federated user,
-	// service, web identity provider) or everyone ("*").
+	// service, web identity provider).
 	matchDirect
 )
 
@@ -115,9 +131,15 @@ func compilePrincipal(p *Principal) *principalSet {
 // match returns the strongest way the set names the caller.
 func (s *principalSet) match(c *caller) principalMatch {
 	if s.wildcard {
-		return matchDirect
+		return matchEveryone
 	}
 	best := noPrincipalMatch
+	for _, v := range s.aws {
+		// {"AWS": "*"} is the same as "*": it names every caller.
+		if v == "*" {
+			best = matchEveryone
+		}
+	}
 	switch c.kind {
 	case callerService:
 		for _, v := range s.service {
@@ -125,14 +147,14 @@ func (s *principalSet) match(c *caller) principalMatch {
 				return matchDirect
 			}
 		}
-		return noPrincipalMatch
+		return best
 	case callerWebIdentity:
 		for _, v := range s.federated {
 			if v == c.arn {
 				return matchDirect
 			}
 		}
-		return noPrincipalMatch
+		return best
 	}
 	for _, v := range s.aws {
 		if m := awsPrincipalMatch(v, c); m > best {
@@ -145,7 +167,7 @@ func (s *principalSet) match(c *caller) principalMatch {
 // awsPrincipalMatch compares one value of an "AWS" principal with the caller.
 func awsPrincipalMatch(v string, c *caller) principalMatch {
 	if v == "*" {
-		return matchDirect
+		return matchEveryone
 	}
 	if v == c.arn && c.kind != callerUnknown {
 		return matchDirect
