@@ -145,7 +145,12 @@ func compileCondition(c Condition, vars bool) (compiledCond, error) {
 		v := condValue{raw: raw}
 		switch op.fam {
 		case famString:
-			v.pat, err = compilePattern(raw, op.cmp == cmpLike, vars)
+			text := raw
+			if op.cmp == cmpEqualsIgnoreCase {
+				// Fold-compared patterns are kept lower-case (see equalText).
+				text = strings.ToLower(raw)
+			}
+			v.pat, err = compilePattern(text, op.cmp == cmpLike, vars)
 		case famARN:
 			v.arn, err = compileARNPattern(raw, vars)
 		case famNumeric:

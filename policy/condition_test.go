@@ -39,6 +39,8 @@ func TestConditions(t *testing.T) {
 		{"StringNotEquals with missing key matches", `{"StringNotEquals":{"aws:username":"bob"}}`, nil, true},
 		{"StringEqualsIgnoreCase", `{"StringEqualsIgnoreCase":{"aws:username":"ALICE"}}`, map[string]any{"aws:username": "alice"}, true},
 		{"StringNotEqualsIgnoreCase", `{"StringNotEqualsIgnoreCase":{"aws:username":"ALICE"}}`, map[string]any{"aws:username": "alice"}, false},
+		{"StringEqualsIgnoreCase with an upper-case context value", `{"StringEqualsIgnoreCase":{"aws:username":"Alice"}}`, map[string]any{"aws:username": "ALICE"}, true},
+		{"StringLike is case-sensitive", `{"StringLike":{"aws:username":"Al*"}}`, map[string]any{"aws:username": "alice"}, false},
 		{"StringLike star", `{"StringLike":{"s3:prefix":"home/*"}}`, map[string]any{"s3:prefix": "home/alice/x"}, true},
 		{"StringLike question mark matches exactly one character", `{"StringLike":{"aws:username":"al?ce"}}`, map[string]any{"aws:username": "alice"}, true},
 		{"StringLike question mark needs a character", `{"StringLike":{"aws:username":"alice?"}}`, map[string]any{"aws:username": "alice"}, false},

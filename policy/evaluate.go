@@ -168,15 +168,17 @@ func levelsResult(levels [][]*compiledDoc, in *input, t *trace, kind Kind, impli
 }
 
 func (p *Policies) decide(r *Request, t *trace) Decision {
-	in := input{action: r.Action, resource: r.Resource, caller: parseCaller(r.Principal), ctx: &r.Context, hasBoundary: p.boundary != nil}
+	var in input
+	in.action, in.resource, in.ctx, in.hasBoundary = r.Action, r.Resource, &r.Context, p.boundary != nil
+	in.caller.parse(r.Principal)
 	if in.resource == "" {
 		in.resource = "*"
 	}
-	in.resParts, in.resIsARN = splitARN(in.resource)
+	in.resIsARN = splitARNInto(in.resource, &in.resParts)
 	c := &in.caller
 
 	// sts:GetCallerIdentity needs no permission and cannot be denied.
-	if strings.EqualFold(in.action, "sts:GetCallerIdentity") && c.kind != callerUnknown {
+	if len(in.action) == len("sts:GetCallerIdentity") && strings.EqualFold(in.action, "sts:GetCallerIdentity") && c.kind != callerUnknown {
 		t.note(noteCallerIdentity)
 		return Allowed
 	}
@@ -232,12 +234,13 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	if denied {
 		return ExplicitDeny
 	}
+	// Without a principal, the request is taken to come from the
+	// resource's own account.
+	sameAccount := r.Principal == "" || (c.account != "" && c.account == resourceAccount)
 	g := grant{
-		// Without a principal, the request is taken to come from the
-		// resource's own account.
-		sameAccount: r.Principal == "" || (c.account != "" && c.account == resourceAccount), iamPrincipal: iamPrincipal,
-		idAllow: idAllow, res: res, boundaryAllow: boundaryAllow, sessionAllow: sessionAllow,
-		explicitTrust: explicitTrust(in.action, &in, p.resource != nil),
+		sameAccount: sameAccount, iamPrincipal: iamPrincipal,
+		explicitTrust: sameAccount && explicitTrust(&in, p.resource != nil),
+		idAllow:       idAllow, res: res, boundaryAllow: boundaryAllow, sessionAllow: sessionAllow,
 	}
 	granted := g.granted(t)
 	if !scpAllowed || !rcpAllowed || !granted {
@@ -319,8 +322,12 @@ func (g *grant) granted(t *trace) bool {
 // family, and a KMS key policy. When the request carries no resource policy
 // for a role, the caller's identity policies decide, as AWS's own simulator
 // does; a KMS key always has a key policy, so without one nothing is allowed.
-func explicitTrust(action string, in *input, haveResourcePolicy bool) bool {
-	svc, name, _ := strings.Cut(action, ":")
+func explicitTrust(in *input, haveResourcePolicy bool) bool {
+	a := in.action
+	if len(a) < 4 || (lower(a[0]) != 's' && lower(a[0]) != 'k') {
+		return false // neither sts: nor kms:
+	}
+	svc, name, _ := strings.Cut(a, ":")
 	switch {
 	case strings.EqualFold(svc, "sts"):
 		return haveResourcePolicy && len(name) >= len("AssumeRole") && strings.EqualFold(name[:len("AssumeRole")], "AssumeRole")

@@ -235,11 +235,21 @@ func globUnits(units []unit, vals *resolved, s string, fold bool) bool {
 	}
 }
 
-func equalText(a, b string, fold bool) bool {
-	if fold {
-		return strings.EqualFold(a, b)
+// equalText compares pattern text a with s. With fold, a is lower-case (as
+// compiled action patterns are) and s is compared ASCII-case-insensitively.
+func equalText(a, s string, fold bool) bool {
+	if !fold {
+		return a == s
 	}
-	return a == b
+	if len(a) != len(s) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != s[i] && a[i] != lower(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func equalByte(a, b byte, fold bool) bool {
@@ -318,14 +328,25 @@ func (a *arnPattern) matchParts(arn string, parts *[6]string, isARN bool, ctx *C
 // splitARN splits "arn:partition:service:region:account:resource" into its
 // six parts without allocating; the resource part may hold more colons.
 func splitARN(s string) (parts [6]string, ok bool) {
-	for i := 0; i < 5; i++ {
-		j := strings.IndexByte(s, ':')
-		if j < 0 {
-			return parts, false
+	ok = splitARNInto(s, &parts)
+	return parts, ok
+}
+
+// splitARNInto is splitARN writing into parts, which the decision path keeps
+// in place. One pass over the bytes is faster than five searches for these
+// short parts.
+func splitARNInto(s string, parts *[6]string) bool {
+	n, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			parts[n] = s[start:i]
+			n++
+			start = i + 1
+			if n == 5 {
+				parts[5] = s[start:]
+				return parts[0] == "arn"
+			}
 		}
-		parts[i] = s[:j]
-		s = s[j+1:]
 	}
-	parts[5] = s
-	return parts, parts[0] == "arn"
+	return false
 }

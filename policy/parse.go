@@ -151,6 +151,11 @@ func parseStatement(m map[string]any, path string, kind Kind, vars bool) (Statem
 				if err := checkResource(r); err != nil {
 					return s, errAt(elemPath(p, v, i), "%s", err)
 				}
+				// Compile once here so that a bad policy variable is
+				// reported with its path.
+				if _, err := compileARNPattern(r, vars); err != nil {
+					return s, errAt(elemPath(p, v, i), "%s", err)
+				}
 			}
 			if k == "Resource" {
 				s.Resource = list

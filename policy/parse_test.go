@@ -104,6 +104,7 @@ func TestParseErrorsNamePathAndFix(t *testing.T) {
 		{"NotPrincipal with Allow", Resource, `{"Statement":{"Effect":"Allow","NotPrincipal":"*","Action":"s3:*","Resource":"*"}}`, "NotPrincipal: can only be used with"},
 		{"bad action", Identity, `{"Statement":{"Effect":"Allow","Action":["s3:GetObject","GetObject"],"Resource":"*"}}`, `Statement.Action[1]: must be "*" or "service:action"`},
 		{"bad resource", Identity, `{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"bucket"}}`, `Statement.Resource: must be "*" or an ARN`},
+		{"unclosed variable in Resource", Identity, `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":["*","arn:aws:s3:::b/${aws:username"]}}`, `Statement.Resource[1]: policy variable in "b/${aws:username" has no closing }`},
 		{"short ARN", Identity, `{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3"}}`, "fewer than six parts"},
 		{"empty Action array", Identity, `{"Statement":{"Effect":"Allow","Action":[],"Resource":"*"}}`, "Statement.Action: is an empty array"},
 		{"unknown principal type", Resource, `{"Statement":{"Effect":"Allow","Principal":{"User":"x"},"Action":"s3:*","Resource":"*"}}`, "Statement.Principal.User: unknown principal type"},

@@ -28,7 +28,14 @@ type caller struct {
 }
 
 func parseCaller(p string) caller {
-	c := caller{arn: p}
+	var c caller
+	c.parse(p)
+	return c
+}
+
+// parse fills c in place, so that the decision path copies nothing.
+func (c *caller) parse(p string) {
+	*c = caller{arn: p}
 	if !strings.HasPrefix(p, "arn:") {
 		if webIdentityProviders[p] {
 			c.kind = callerWebIdentity
@@ -38,11 +45,11 @@ func parseCaller(p string) caller {
 			// accounts.google.com, cognito-identity.amazonaws.com, graph.facebook.com...
 			c.kind = callerWebIdentity
 		}
-		return c
+		return
 	}
-	parts, ok := splitARN(p)
-	if !ok {
-		return c
+	var parts [6]string
+	if !splitARNInto(p, &parts) {
+		return
 	}
 	c.account = parts[4]
 	res := parts[5]
@@ -73,7 +80,7 @@ func parseCaller(p string) caller {
 			c.name = res[len("federated-user/"):]
 		}
 	}
-	return c
+	return
 }
 
 // webIdentityProviders are the identity providers AWS names without an ARN;
