@@ -1,9 +1,10 @@
 # Targets a newcomer and CI run. `make demo` and `make test` are the README's
-# set-up commands; .ci/run runs `make vet` and `make test`.
+# set-up commands; .ci/run runs `make vet`, `make lint` and `make test`.
 
 GO ?= go
+GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test vet
+.PHONY: build demo test vet lint bench
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -15,7 +16,7 @@ demo: build
 
 # The differential tests run the peer IAM engine with node from test/peer.
 test:
-	if [ -f test/peer/package.json ]; then cd test/peer && npm ci --no-audit --no-fund; fi
+	cd test/peer && npm ci --no-audit --no-fund
 	$(GO) test ./...
 
 vet:
@@ -24,3 +25,12 @@ vet:
 	if [ -n "$$unformatted" ]; then \
 		echo "gofmt would change these files; run gofmt -w on them:"; echo "$$unformatted"; exit 1; \
 	fi
+
+# golangci-lint v2 from the Go module proxy; .ci/run installs it.
+lint:
+	$(GOLANGCI_LINT) run ./...
+
+# Go benchmarks of the engine, then leash against the peer engine in one run.
+bench:
+	$(GO) test ./policy -run '^$$' -bench . -benchmem -count 6
+	bench/peer-ratio.sh

@@ -26,6 +26,10 @@ Lines; fields: principal, action, resource, resourceAccount, context,
 identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps,
 sessionPolicy). All input is read and checked before anything is printed.
 
+As on AWS, the request context carries the caller's own keys: aws:PrincipalArn,
+aws:PrincipalAccount, aws:PrincipalType and, for an IAM user, aws:username are
+taken from the principal unless the context gives them.
+
 Exit status: 0 when every request is Allowed, 1 when any is denied
 (ImplicitDeny or ExplicitDeny), 2 on bad input (the message names the file or
 flag, the JSON path, and the fix).`),

@@ -165,7 +165,7 @@ func compileStatement(i int, s Statement, vars bool) (compiledStmt, error) {
 	for _, c := range s.Conditions {
 		cc, err := compileCondition(c, vars)
 		if err != nil {
-			return cs, fmt.Errorf("Condition.%s.%s: %w", c.Operator, c.Key, err)
+			return cs, fmt.Errorf("condition %s %s: %w", c.Operator, c.Key, err)
 		}
 		cs.conds = append(cs.conds, cc)
 	}

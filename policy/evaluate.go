@@ -195,13 +195,13 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
 
 	denied := false
-	var scpAllowed, rcpAllowed = true, true
+	scpAllowed := true
 	var d bool
 	if iamPrincipal {
 		scpAllowed, d = levelsResult(p.scps, &in, t, SCP, false)
 		denied = denied || d
 	}
-	rcpAllowed, d = levelsResult(p.rcps, &in, t, RCP, true)
+	rcpAllowed, d := levelsResult(p.rcps, &in, t, RCP, true)
 	denied = denied || d
 
 	// The account root user has every permission in its account, limited

@@ -80,7 +80,6 @@ func (c *caller) parse(p string) {
 			c.name = res[len("federated-user/"):]
 		}
 	}
-	return
 }
 
 // webIdentityProviders are the identity providers AWS names without an ARN;

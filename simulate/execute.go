@@ -75,10 +75,10 @@ func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 // name of their source for errors.
 func (o *Options) cases(stdin io.Reader) ([]Case, string, error) {
 	if o.Request == "" {
-		cases, err := o.Flags.Cases()
+		cases, err := o.Cases()
 		return cases, "flags", err
 	}
-	if given := o.Flags.Given(); len(given) > 0 {
+	if given := o.Given(); len(given) > 0 {
 		return nil, "", &InputError{Source: "--request", Msg: fmt.Sprintf(
 			"cannot be combined with %s; put the policies and actions in the request file, or drop --request", strings.Join(given, ", "))}
 	}

@@ -78,7 +78,7 @@ func startPeer(t testing.TB) *peer {
 			}
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			t.Logf("node peer.js after kill: %v", <-done)
 			t.Errorf("node peer.js did not exit within 10s of its input closing")
 		}
 	})
