@@ -25,6 +25,26 @@ type Set struct {
 	RCPs [][]Named
 }
 
+// Add places a policy where a policy of its kind goes: an SCP or RCP as a
+// new organization level below the others, a resource, trust, boundary or
+// session policy in its single place (replacing any there).
+func (s *Set) Add(kind Kind, n Named) {
+	switch kind {
+	case Identity:
+		s.Identity = append(s.Identity, n)
+	case Resource, Trust:
+		s.ResourcePolicy = &n
+	case Boundary:
+		s.Boundary = &n
+	case Session:
+		s.Session = &n
+	case SCP:
+		s.SCPs = append(s.SCPs, []Named{n})
+	case RCP:
+		s.RCPs = append(s.RCPs, []Named{n})
+	}
+}
+
 // Policies is a compiled Set, ready to answer many requests. It is safe for
 // concurrent use.
 type Policies struct {

@@ -105,22 +105,8 @@ func fuzzRequests() []*policy.Request {
 
 // setOf places a document where a document of its kind goes.
 func setOf(d *policy.Document, kind policy.Kind) policy.Set {
-	n := policy.Named{Name: "fuzz", Document: d}
 	var s policy.Set
-	switch kind {
-	case policy.Identity:
-		s.Identity = []policy.Named{n}
-	case policy.Resource, policy.Trust:
-		s.ResourcePolicy = &n
-	case policy.Boundary:
-		s.Boundary = &n
-	case policy.Session:
-		s.Session = &n
-	case policy.SCP:
-		s.SCPs = [][]policy.Named{{n}}
-	case policy.RCP:
-		s.RCPs = [][]policy.Named{{n}}
-	}
+	s.Add(kind, policy.Named{Name: "fuzz", Document: d})
 	return s
 }
 

@@ -39,22 +39,8 @@ func checkDocument(data []byte, file string, kind policy.Kind) error {
 		}
 		return &InputError{Source: file, Msg: err.Error()}
 	}
-	named := policy.Named{Name: policyName(file), Document: doc}
 	var set policy.Set
-	switch kind {
-	case policy.Identity:
-		set.Identity = []policy.Named{named}
-	case policy.Resource, policy.Trust:
-		set.ResourcePolicy = &named
-	case policy.Boundary:
-		set.Boundary = &named
-	case policy.Session:
-		set.Session = &named
-	case policy.SCP:
-		set.SCPs = [][]policy.Named{{named}}
-	case policy.RCP:
-		set.RCPs = [][]policy.Named{{named}}
-	}
+	set.Add(kind, policy.Named{Name: policyName(file), Document: doc})
 	if _, err := policy.Compile(set); err != nil {
 		return &InputError{Source: file, Msg: err.Error()}
 	}
