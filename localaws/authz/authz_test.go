@@ -45,7 +45,7 @@ func TestContextCarriesWhatAWSProvides(t *testing.T) {
 		"aws:userid":            "AROAEXAMPLEID:run-1",
 		"aws:PrincipalTag/team": "platform",
 		"aws:CurrentTime":       "2026-11-29T11:00:00Z",
-		"aws:EpochTime":         "1764414000",
+		"aws:EpochTime":         "1795950000",
 		"aws:TokenIssueTime":    "2026-11-29T10:00:00Z",
 		"aws:SourceIp":          "127.0.0.1",
 		"aws:SecureTransport":   "false",
