@@ -1,0 +1,167 @@
+package store
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// Session is a set of temporary credentials STS issued (ASIA…), and who they
+// stand for: a role session (AssumeRole, AssumeRoleWithWebIdentity) or a user
+// (GetSessionToken).
+type Session struct {
+	AccessKeyID     string
+	SecretAccessKey Secret `json:"-"` // written to the file through storedSession
+	SessionToken    Secret `json:"-"`
+	Issued          time.Time
+	Expiration      time.Time
+
+	// RoleName and RoleSessionName name a role session; CreateSession fills
+	// AssumedRoleARN (arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION) and
+	// AssumedRoleID (ROLEID:SESSION) from them.
+	RoleName        string
+	RoleSessionName string
+	AssumedRoleARN  string
+	AssumedRoleID   string
+	// UserName names the user of a GetSessionToken session.
+	UserName string
+
+	// Policy is the inline session policy, "" for none; PolicyARNs are the
+	// managed session policies. Both narrow what the session may do.
+	Policy     string
+	PolicyARNs []string
+	// Tags are the session tags (aws:PrincipalTag in conditions).
+	Tags           Tags
+	SourceIdentity string
+}
+
+// storedSession is a Session as the file holds it, with its secrets.
+type storedSession struct {
+	Session
+	Secret string
+	Token  string
+}
+
+// Quotas of STS on what a session carries.
+const (
+	maxSessionPolicySize = 2048
+	maxSessionPolicyARNs = 10
+)
+
+// CreateSession issues temporary credentials for s's principal, valid for
+// d from now, and returns them with their secrets. s names either a role
+// (RoleName, RoleSessionName) or a user (UserName), either of which must
+// exist, and may carry Policy, PolicyARNs, Tags and SourceIdentity. Which
+// durations STS allows for which call is the caller's rule.
+func (tx *Tx) CreateSession(s Session, d time.Duration) (Session, error) {
+	if d <= 0 {
+		return Session{}, invalid("durationSeconds", d.String(), "Member must be positive")
+	}
+	switch {
+	case s.RoleName != "" && s.UserName == "":
+		r, err := tx.GetRole(s.RoleName)
+		if err != nil {
+			return Session{}, err
+		}
+		if err := checkLength("roleSessionName", s.RoleSessionName, minSessionNameLen, maxSessionNameLen); err != nil {
+			return Session{}, err
+		}
+		if err := checkPattern("roleSessionName", s.RoleSessionName, namePattern); err != nil {
+			return Session{}, err
+		}
+		s.RoleName = r.Name
+		s.AssumedRoleARN = tx.account.assumedRoleARN(r.Name, s.RoleSessionName)
+		s.AssumedRoleID = r.RoleID + ":" + s.RoleSessionName
+	case s.UserName != "" && s.RoleName == "":
+		u, err := tx.GetUser(s.UserName)
+		if err != nil {
+			return Session{}, err
+		}
+		s.UserName = u.Name
+		s.RoleSessionName, s.AssumedRoleARN, s.AssumedRoleID = "", "", ""
+	default:
+		return Session{}, refuse(InvalidInput, "A session stands for either a role or a user.")
+	}
+	if s.Policy != "" {
+		if err := checkDocument("policy", s.Policy, maxSessionPolicySize); err != nil {
+			return Session{}, err
+		}
+	}
+	if len(s.PolicyARNs) > maxSessionPolicyARNs {
+		return Session{}, refuse(LimitExceeded, "Cannot exceed quota for PolicyArns: %d", maxSessionPolicyARNs)
+	}
+	for _, arn := range s.PolicyARNs {
+		if err := checkPolicyARN(arn); err != nil {
+			return Session{}, err
+		}
+		if !IsAWSManagedPolicy(arn) {
+			if _, err := tx.GetPolicy(arn); err != nil {
+				return Session{}, err
+			}
+		}
+	}
+	if err := s.Tags.check(); err != nil {
+		return Session{}, err
+	}
+	s.AccessKeyID = tx.unusedKeyID(prefixSessionKey)
+	s.SecretAccessKey = newSecretAccessKey()
+	s.SessionToken = newSessionToken()
+	s.Issued = tx.now
+	s.Expiration = tx.now.Add(d)
+	if err := tx.bucket(bucketSessionExpiry).Put(expiryKey(s.Expiration, s.AccessKeyID), []byte{}); err != nil {
+		return Session{}, err
+	}
+	return s, tx.put(bucketSessions, s.AccessKeyID, storedSession{s, s.SecretAccessKey.Reveal(), s.SessionToken.Reveal()})
+}
+
+// expiryKey orders the session expiry index by time: Unix nanoseconds,
+// big-endian, then the key ID.
+func expiryKey(expiration time.Time, id string) []byte {
+	k := binary.BigEndian.AppendUint64(nil, uint64(expiration.UnixNano()))
+	return append(k, id...)
+}
+
+// GetSession returns a session by its access key ID, expired or not.
+func (tx *Tx) GetSession(id string) (Session, error) {
+	var s storedSession
+	found, err := tx.get(bucketSessions, id, &s)
+	if err != nil {
+		return Session{}, err
+	}
+	if !found {
+		return Session{}, refuse(NoSuchEntity, "The session with access key id %s cannot be found.", id)
+	}
+	s.SecretAccessKey, s.SessionToken = newSecret(s.Secret), newSecret(s.Token)
+	return s.Session, nil
+}
+
+// DeleteSession revokes a session at once.
+func (tx *Tx) DeleteSession(id string) error {
+	s, err := tx.GetSession(id)
+	if err != nil {
+		return err
+	}
+	if err := tx.delete(bucketSessionExpiry, string(expiryKey(s.Expiration, id))); err != nil {
+		return err
+	}
+	return tx.delete(bucketSessions, id)
+}
+
+// DeleteExpiredSessions deletes the sessions expired at the transaction's
+// time and returns how many. It reads only those, through the expiry index.
+func (tx *Tx) DeleteExpiredSessions() (int, error) {
+	now := uint64(tx.now.UnixNano())
+	var expired [][]byte
+	c := tx.bucket(bucketSessionExpiry).Cursor()
+	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k[:8]) <= now; k, _ = c.Next() {
+		expired = append(expired, append([]byte(nil), k...))
+	}
+	for _, k := range expired {
+		if err := tx.bucket(bucketSessionExpiry).Delete(k); err != nil {
+			return 0, err
+		}
+		if err := tx.delete(bucketSessions, string(k[8:])); err != nil {
+			return 0, err
+		}
+	}
+	return len(expired), nil
+}
