@@ -1,0 +1,117 @@
+package localaws
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"leash.dev/leash/localaws/store"
+)
+
+// AdminUser is the administrator created on first start.
+const AdminUser = "admin"
+
+const adminPolicy = `{"Version":"2012-10-17","Statement":[{"Sid":"AdministratorAccess","Effect":"Allow","Action":"*","Resource":"*"}]}`
+
+// AdminCredentialsPath is where the administrator's key is written.
+func (s *Server) AdminCredentialsPath() string {
+	return filepath.Join(s.cfg.DataDir, AdminCredentialsFile)
+}
+
+// bootstrapAdmin makes sure the administrator exists and its key is in the
+// credentials file. The file is written before the key's transaction
+// commits, so a failure leaves either both or neither; a file whose key is
+// not in the store (a crash between the two) is replaced.
+func (s *Server) bootstrapAdmin(ctx context.Context) error {
+	path := s.AdminCredentialsPath()
+	if id, err := credentialsKeyID(path); err == nil {
+		known := s.store.View(ctx, func(tx *store.Tx) error {
+			_, err := tx.LookupCredential(id)
+			return err
+		})
+		if known == nil {
+			return nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return s.store.Update(ctx, func(tx *store.Tx) error {
+		if _, err := tx.GetUser(AdminUser); errors.Is(err, store.ErrNotFound) {
+			if _, err := tx.CreateUser(store.User{Name: AdminUser}); err != nil {
+				return err
+			}
+			if _, err := tx.PutUserPolicy(AdminUser, "AdministratorAccess", adminPolicy); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		// Keep within IAM's two keys: drop the keys no file holds any more.
+		keys, err := tx.ListAccessKeys(AdminUser)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := tx.DeleteAccessKey(AdminUser, k.AccessKeyID); err != nil {
+				return err
+			}
+		}
+		key, err := tx.CreateAccessKey(AdminUser)
+		if err != nil {
+			return err
+		}
+		return writeCredentials(path, key.AccessKeyID, key.SecretAccessKey.Reveal())
+	})
+}
+
+// writeCredentials writes a shared-credentials file with mode 0600,
+// atomically.
+func writeCredentials(path, id, secret string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".admin-credentials-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if err := tmp.Chmod(0o600); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = fmt.Fprintf(tmp, "[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", id, secret)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// credentialsKeyID reads the access key ID of a credentials file.
+func credentialsKeyID(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == "aws_access_key_id" {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s has no aws_access_key_id", path)
+}

@@ -1,0 +1,195 @@
+package localaws
+
+import (
+	"fmt"
+	"strings"
+
+	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/policy"
+)
+
+// awsManagedPolicies are the AWS managed policies whose documents leash
+// local knows; attaching another AWS managed policy grants nothing here.
+var awsManagedPolicies = map[string]string{
+	"arn:aws:iam::aws:policy/AdministratorAccess": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`,
+	"arn:aws:iam::aws:policy/IAMFullAccess":       `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:*","organizations:DescribeAccount","organizations:DescribeOrganization","organizations:DescribeOrganizationalUnit","organizations:DescribePolicy","organizations:ListChildren","organizations:ListParents","organizations:ListPoliciesForTarget","organizations:ListRoots","organizations:ListPolicies","organizations:ListTargetsForPolicy"],"Resource":"*"}]}`,
+	"arn:aws:iam::aws:policy/IAMReadOnlyAccess":   `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GenerateCredentialReport","iam:GenerateServiceLastAccessedDetails","iam:Get*","iam:List*","iam:SimulateCustomPolicy","iam:SimulatePrincipalPolicy"],"Resource":"*"}]}`,
+}
+
+// resolveCaller finds who signed the request and compiles (or takes from
+// the cache) the policies that bound what they may do.
+func (s *Server) resolveCaller(c *call) error {
+	tx := c.tx
+	cred, err := tx.LookupCredential(c.accessKeyID)
+	if err != nil {
+		return err
+	}
+	account := tx.Account().ID
+	var (
+		key   string
+		perms store.Permissions
+		set   policy.Set
+	)
+	c.session = cred.Session
+	c.caller.Account = account
+	if c.session != nil {
+		c.caller.TokenIssueTime = c.session.Issued
+	}
+	if c.session != nil && c.session.RoleName != "" {
+		role, err := tx.GetRole(c.session.RoleName)
+		if err != nil {
+			// The role was deleted after the session began: AWS refuses
+			// the session's requests.
+			return store.ErrInvalidClientToken
+		}
+		c.caller.ARN, c.caller.UserID = c.session.AssumedRoleARN, c.session.AssumedRoleID
+		c.caller.Tags = tagMap(role.Tags, c.session.Tags)
+		perms, key = role.Permissions, "session:"+c.accessKeyID
+		if set.Session, err = sessionPolicy(tx, c.session); err != nil {
+			return err
+		}
+	} else {
+		user, err := tx.GetUser(cred.UserName)
+		if err != nil {
+			return store.ErrInvalidClientToken
+		}
+		c.userName = user.Name
+		c.caller.ARN, c.caller.UserID = user.ARN, user.UserID
+		c.caller.Tags = tagMap(user.Tags, nil)
+		perms, key = user.Permissions, "user:"+strings.ToLower(user.Name)
+		if c.session != nil {
+			key = "session:" + c.accessKeyID
+		}
+	}
+	key = fmt.Sprintf("%s@%d", key, tx.PermissionsRevision())
+	if err := identitySet(tx, perms, &set); err != nil {
+		return err
+	}
+	c.set = set
+	c.policies, err = s.cache.Get(key, func() (*policy.Policies, error) { return policy.Compile(set) })
+	return err
+}
+
+// withResourcePolicy compiles the caller's policies together with a
+// resource's own policy (a role's trust policy).
+func (s *Server) withResourcePolicy(c *call, rp *resourcePolicy) (*policy.Policies, error) {
+	doc, err := policy.Parse([]byte(rp.document), policy.Trust)
+	if err != nil {
+		return nil, fmt.Errorf("stored policy %s: %w", rp.name, err)
+	}
+	set := c.set
+	set.ResourcePolicy = &policy.Named{Name: rp.name, Document: doc}
+	return policy.Compile(set)
+}
+
+// identitySet adds a principal's inline and attached policies and its
+// boundary to set.
+func identitySet(tx *store.Tx, perms store.Permissions, set *policy.Set) error {
+	for _, ip := range perms.InlinePolicies {
+		d, err := parseStored(ip.Name, ip.Document, policy.Identity)
+		if err != nil {
+			return err
+		}
+		set.Identity = append(set.Identity, policy.Named{Name: ip.Name, Document: d})
+	}
+	for _, arn := range perms.AttachedPolicies {
+		text, ok, err := managedDocument(tx, arn)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		d, err := parseStored(arn, text, policy.Identity)
+		if err != nil {
+			return err
+		}
+		set.Identity = append(set.Identity, policy.Named{Name: arn, Document: d})
+	}
+	if b := perms.PermissionsBoundary; b != "" {
+		text, ok, err := managedDocument(tx, b)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// An unknown boundary allows nothing, which is the safe reading.
+			text = `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"*","Resource":"*"}]}`
+		}
+		d, err := parseStored(b, text, policy.Boundary)
+		if err != nil {
+			return err
+		}
+		set.Boundary = &policy.Named{Name: b, Document: d}
+	}
+	return nil
+}
+
+// managedDocument is the default version of a managed policy.
+func managedDocument(tx *store.Tx, arn string) (string, bool, error) {
+	if store.IsAWSManagedPolicy(arn) {
+		text, ok := awsManagedPolicies[arn]
+		return text, ok, nil
+	}
+	text, err := tx.PolicyDocument(arn)
+	if err != nil {
+		return "", false, err
+	}
+	return text, true, nil
+}
+
+// sessionPolicy merges a session's inline and managed session policies into
+// one document: together they allow what any of them allows.
+func sessionPolicy(tx *store.Tx, s *store.Session) (*policy.Named, error) {
+	if s.Policy == "" && len(s.PolicyARNs) == 0 {
+		return nil, nil
+	}
+	merged := &policy.Document{Version: policy.Version2012}
+	add := func(name, text string) error {
+		d, err := parseStored(name, text, policy.Session)
+		if err != nil {
+			return err
+		}
+		merged.Statements = append(merged.Statements, d.Statements...)
+		return nil
+	}
+	if s.Policy != "" {
+		if err := add("session policy", s.Policy); err != nil {
+			return nil, err
+		}
+	}
+	for _, arn := range s.PolicyARNs {
+		text, ok, err := managedDocument(tx, arn)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := add(arn, text); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &policy.Named{Name: "session-policy", Document: merged}, nil
+}
+
+// parseStored parses a document the store accepted; they were checked when
+// written, so a failure here is the server's fault.
+func parseStored(name, text string, kind policy.Kind) (*policy.Document, error) {
+	d, err := policy.Parse([]byte(text), kind)
+	if err != nil {
+		return nil, fmt.Errorf("stored policy %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// tagMap is a principal's tags, later ones winning (session tags over the
+// role's).
+func tagMap(base, over store.Tags) map[string]string {
+	m := make(map[string]string, len(base)+len(over))
+	for _, t := range base {
+		m[t.Key] = t.Value
+	}
+	for _, t := range over {
+		m[t.Key] = t.Value
+	}
+	return m
+}

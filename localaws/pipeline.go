@@ -1,0 +1,306 @@
+package localaws
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/authz"
+	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/sigv4"
+	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/policy"
+)
+
+// maxBody bounds a request body; IAM's largest parameters (policy
+// documents) are far smaller.
+const maxBody = 1 << 20
+
+var namespaces = map[string]string{"iam": query.IAMNamespace, "sts": query.STSNamespace}
+
+// services maps API versions to services, for requests that carry no
+// signature (AssumeRoleWithWebIdentity and AssumeRoleWithSAML).
+var services = map[string]string{"2010-05-08": "iam", "2011-06-15": "sts"}
+
+// ServeHTTP runs one request through the pipeline: faults, signature,
+// parameters, caller, authorization, operation, response, audit.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := &call{srv: s, ctx: r.Context(), requestID: newRequestID(), now: s.cfg.Now().UTC(), event: &audit.Event{}}
+	c.sourceIP, _, _ = net.SplitHostPort(r.RemoteAddr)
+	c.secure = r.TLS != nil
+	result, qerr := s.handle(c, w, r)
+	ns := namespaces[c.service]
+	if ns == "" {
+		ns = query.IAMNamespace
+	}
+	if qerr != nil {
+		query.WriteError(w, ns, qerr, c.requestID)
+	} else {
+		query.WriteResult(w, ns, c.action, result, c.requestID)
+	}
+	s.record(c, r, qerr)
+}
+
+func (s *Server) handle(c *call, w http.ResponseWriter, r *http.Request) (any, *query.Error) {
+	switch s.faults.Next() {
+	case faults.Throttle:
+		return nil, query.Throttling("Rate exceeded")
+	case faults.ServerError:
+		return nil, query.ServiceFailure("The request processing has failed because of an unknown error, exception or failure.")
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, query.MalformedInput("could not read the request body: " + err.Error())
+	}
+	if len(body) > maxBody {
+		return nil, query.MalformedInput(fmt.Sprintf("the request body is larger than %d bytes", maxBody))
+	}
+	var signed *sigv4.Signed
+	if isSigned(r) {
+		var serr *sigv4.Error
+		signed, serr = sigv4.Verify(r, body, c.now, s.lookupKey)
+		if serr != nil {
+			return nil, query.NewError(serr.Status, serr.Code, serr.Message)
+		}
+		c.service, c.region = signed.Service, signed.Region
+	}
+	req, qerr := query.Parse(r, body)
+	if qerr != nil {
+		return nil, qerr
+	}
+	c.q, c.action = req, req.Action
+	if c.service == "" {
+		c.service = services[req.Version]
+	}
+	op, ok := s.ops[c.service][req.Action]
+	if !ok || services[req.Version] != c.service {
+		return nil, query.InvalidAction(req.Action, req.Version)
+	}
+	if signed == nil && !op.unsigned {
+		return nil, query.MissingAuthenticationToken("Request is missing Authentication Token")
+	}
+	if signed != nil {
+		c.accessKeyID = signed.AccessKeyID
+	}
+	return s.run(c, op)
+}
+
+// run authorizes and performs the operation in one transaction, so that
+// what was authorized is what is changed.
+func (s *Server) run(c *call, op operation) (any, *query.Error) {
+	var result any
+	txn := s.store.Update
+	if op.readOnly {
+		txn = s.store.View
+	}
+	c.event.ReadOnly = op.readOnly
+	err := txn(c.ctx, func(tx *store.Tx) error {
+		c.tx = tx
+		if c.accessKeyID != "" {
+			if err := s.resolveCaller(c); err != nil {
+				return err
+			}
+			if err := s.authorize(c, op); err != nil {
+				return err
+			}
+		}
+		var err error
+		result, err = op.run(c)
+		return err
+	})
+	c.tx = nil
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c.accessKeyID != "" {
+		// Last use is bookkeeping: a failure to record it fails nothing.
+		_ = s.store.RecordAccessKeyUse(context.WithoutCancel(c.ctx), c.accessKeyID, store.LastUsed{Date: c.now, ServiceName: c.service, Region: c.region})
+	}
+	return result, nil
+}
+
+// authorize asks the engine whether the caller may perform the operation.
+func (s *Server) authorize(c *call, op operation) error {
+	t, err := op.target(c)
+	if err != nil {
+		return err
+	}
+	c.event.Resource = t.resource
+	policies := c.policies
+	if t.resourcePolicy != nil {
+		if policies, err = s.withResourcePolicy(c, t.resourcePolicy); err != nil {
+			return err
+		}
+	}
+	denial := authz.Authorize(policies, &authz.Request{
+		Caller: &c.caller, Action: c.service + ":" + c.action, Resource: t.resource,
+		Region: c.region, SourceIP: c.sourceIP, Secure: c.secure, Now: c.now, Keys: t.keys,
+	})
+	if denial == nil {
+		c.event.Decision = policy.Allowed.String()
+		return nil
+	}
+	c.event.Decision = denial.Decision.String()
+	return query.AccessDenied(denial.Message)
+}
+
+// apiError turns an operation's error into the Query protocol's.
+func apiError(err error) *query.Error {
+	var qerr *query.Error
+	if errors.As(err, &qerr) {
+		return qerr
+	}
+	var serr *store.Error
+	if errors.As(err, &serr) {
+		return storeError(serr)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return query.ServiceUnavailable("the request was cancelled")
+	}
+	return query.ServiceFailure("The request processing has failed because of an unknown error, exception or failure.")
+}
+
+// storeError maps the store's refusals to IAM's statuses; the codes and
+// messages are already IAM's.
+func storeError(e *store.Error) *query.Error {
+	status := http.StatusBadRequest
+	switch e.Code {
+	case store.NoSuchEntity:
+		status = http.StatusNotFound
+	case store.EntityAlreadyExists, store.DeleteConflict:
+		status = http.StatusConflict
+	case store.LimitExceeded:
+		status = http.StatusConflict
+	case store.InvalidClientTokenID, store.ExpiredToken:
+		status = http.StatusForbidden
+	}
+	return query.NewError(status, string(e.Code), e.Message)
+}
+
+func isSigned(r *http.Request) bool {
+	return r.Header.Get("Authorization") != "" || r.URL.Query().Get("X-Amz-Signature") != ""
+}
+
+// lookupKey is the signature verifier's view of the store.
+func (s *Server) lookupKey(id string) (sigv4.Secret, *sigv4.Error) {
+	var cred store.Credential
+	err := s.store.View(context.Background(), func(tx *store.Tx) error {
+		var err error
+		cred, err = tx.LookupCredential(id)
+		return err
+	})
+	if err != nil {
+		return sigv4.Secret{}, sigv4.UnknownAccessKey()
+	}
+	if cred.Status != store.Active || s.cfg.Now().Before(cred.NotBefore) {
+		return sigv4.Secret{}, sigv4.UnknownAccessKey()
+	}
+	if !cred.Expiration.IsZero() && !s.cfg.Now().Before(cred.Expiration) {
+		return sigv4.Secret{}, sigv4.ExpiredCredentials()
+	}
+	return sigv4.Secret{SecretAccessKey: cred.SecretAccessKey.Reveal(), SessionToken: cred.SessionToken.Reveal()}, nil
+}
+
+// record appends the request to the audit log; the log's failure is logged,
+// never the client's.
+func (s *Server) record(c *call, r *http.Request, qerr *query.Error) {
+	e := c.event
+	e.EventVersion = "1.08"
+	e.EventTime = c.now
+	e.EventSource = c.service + ".amazonaws.com"
+	e.EventName = c.action
+	e.AWSRegion = c.region
+	e.SourceIPAddress = c.sourceIP
+	e.UserAgent = r.UserAgent()
+	e.RequestID = c.requestID
+	e.EventID = newRequestID()
+	e.UserIdentity = c.identity()
+	if qerr != nil {
+		e.ErrorCode, e.ErrorMessage = qerr.Code, qerr.Message
+	}
+	if err := s.audit.Append(e); err != nil {
+		s.cfg.Log.Warn("audit log", "err", err)
+	}
+}
+
+// newRequestID is a random UUID, as AWS request IDs are.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// call is one request on its way through the pipeline.
+type call struct {
+	srv       *Server
+	ctx       context.Context
+	requestID string
+	now       time.Time
+	service   string
+	region    string
+	action    string
+	sourceIP  string
+	secure    bool
+	q         *query.Request
+	tx        *store.Tx
+	event     *audit.Event
+
+	// The authenticated caller, when the request was signed.
+	accessKeyID string
+	caller      authz.Caller
+	userName    string         // the calling user, or the user of a GetSessionToken session
+	session     *store.Session // the caller's session, for temporary credentials
+	set         policy.Set     // the caller's policies
+	policies    *policy.Policies
+}
+
+// identity is the caller as CloudTrail names it.
+func (c *call) identity() audit.Identity {
+	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID}
+	switch {
+	case c.caller.ARN == "":
+	case c.session != nil && c.session.RoleName != "":
+		id.Type = "AssumedRole"
+	default:
+		id.Type, id.UserName = "IAMUser", c.userName
+	}
+	return id
+}
+
+// param is a parameter's value, "" when absent.
+func (c *call) param(name string) string {
+	v, _ := c.q.String(name)
+	return v
+}
+
+// required is a required parameter's value.
+func (c *call) required(name string) (string, error) {
+	v, err := c.q.Required(name)
+	if err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// arn builds an IAM ARN in the server's account.
+func (c *call) arn(resource string) string {
+	return "arn:aws:iam::" + c.tx.Account().ID + ":" + resource
+}
+
+// pathName joins an IAM path and name as ARNs do.
+func pathName(path, name string) string {
+	if path == "" {
+		path = "/"
+	}
+	return strings.TrimPrefix(path, "/") + name
+}

@@ -1,0 +1,131 @@
+// Package localaws is leash local: an IAM- and STS-compatible endpoint on
+// loopback that the AWS SDKs and the AWS CLI talk to unchanged. It checks
+// every request's SigV4 signature, authorizes it with leash's policy engine
+// exactly as AWS would, keeps its state in a crash-safe store, and records
+// every request in a CloudTrail-shaped audit log.
+package localaws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/authz"
+	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/localaws/store"
+)
+
+// Files in the data folder.
+const (
+	StateFile            = "state.db"
+	AdminCredentialsFile = "admin-credentials"
+)
+
+// Config configures a server. Only DataDir is required.
+type Config struct {
+	// DataDir holds the state, the audit log and the administrator's
+	// credentials file.
+	DataDir string
+	// AccountID is the account's 12-digit ID; empty picks one on first start.
+	AccountID string
+	// Faults are off unless set.
+	Faults faults.Config
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Log receives operational messages (never a secret); nil discards them.
+	Log *slog.Logger
+	// HTTPClient fetches OIDC providers' keys for AssumeRoleWithWebIdentity;
+	// nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// Server is an open endpoint: its store, audit log and operations.
+type Server struct {
+	cfg    Config
+	store  *store.Store
+	audit  *audit.Log
+	faults *faults.Injector
+	cache  *authz.Cache
+	ops    map[string]map[string]operation // service → action → operation
+}
+
+// Open opens (or creates) the data folder and its state, and on first start
+// creates the administrator and writes its credentials file.
+func Open(cfg Config) (*Server, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("data folder: give one with --data DIR")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	inj, err := faults.New(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data folder %s: %w", cfg.DataDir, err)
+	}
+	st, err := store.Open(filepath.Join(cfg.DataDir, StateFile), store.Options{
+		AccountID:           cfg.AccountID,
+		KeyPropagationDelay: cfg.Faults.PropagationDelay,
+		Now:                 cfg.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log, err := audit.Open(filepath.Join(cfg.DataDir, audit.FileName))
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: st, audit: log, faults: inj, cache: authz.NewCache(4096)}
+	s.ops = map[string]map[string]operation{"iam": iamOperations(), "sts": stsOperations()}
+	if err := s.bootstrapAdmin(context.Background()); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// AccountID is the account the server holds.
+func (s *Server) AccountID() string { return s.store.Account().ID }
+
+// Close flushes the audit log and closes the store.
+func (s *Server) Close() error {
+	return errors.Join(s.audit.Close(), s.store.Close())
+}
+
+// Serve answers requests on ln until ctx is done, then shuts down
+// gracefully: requests under way finish (for up to 10 seconds).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(shutdown)
+	<-done
+	return errors.Join(err, s.audit.Flush())
+}
