@@ -31,8 +31,3 @@ type resourcePolicy struct {
 	name     string
 	document string
 }
-
-// on authorizes against a fixed resource ARN.
-func on(resource string) func(c *call) (target, error) {
-	return func(*call) (target, error) { return target{resource: resource}, nil }
-}

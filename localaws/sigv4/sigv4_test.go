@@ -44,7 +44,7 @@ func acceptScenarios() []scenario {
 
 func TestVerifyAcceptsSignedRequests(t *testing.T) {
 	for _, sc := range acceptScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -96,7 +96,7 @@ func tamperScenarios() []scenario {
 
 func TestVerifyRefusesChangedRequests(t *testing.T) {
 	for _, sc := range tamperScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -120,7 +120,7 @@ func keyScenarios() []scenario {
 
 func TestVerifyLooksUpTheKey(t *testing.T) {
 	for _, sc := range keyScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -144,7 +144,7 @@ func clockScenarios() []scenario {
 
 func TestVerifyHoldsRequestsToTheClock(t *testing.T) {
 	for _, sc := range clockScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -170,7 +170,7 @@ func scopeScenarios() []scenario {
 
 func TestVerifyChecksTheCredentialScope(t *testing.T) {
 	for _, sc := range scopeScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -217,7 +217,7 @@ func presignScenarios() []scenario {
 
 func TestVerifyPresignedURLs(t *testing.T) {
 	for _, sc := range presignScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -262,7 +262,7 @@ func tokenScenarios() []scenario {
 
 func TestVerifyMatchesSessionTokens(t *testing.T) {
 	for _, sc := range tokenScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
@@ -336,7 +336,7 @@ func malformedScenarios() []scenario {
 
 func TestVerifyRefusesMalformedSignatures(t *testing.T) {
 	for _, sc := range malformedScenarios() {
-		t.Run(sc.name, func(t *testing.T) { check(t, sc) })
+		t.Run(sc.name, func(t *testing.T) { _, _ = check(t, sc) }) // check asserts
 	}
 }
 
