@@ -126,6 +126,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := hs.Shutdown(shutdown)
-	<-done
+	if serveErr := <-done; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
 	return errors.Join(err, s.audit.Flush())
 }
