@@ -28,7 +28,6 @@ func (s *Server) resolveCaller(c *call) error {
 	var (
 		key   string
 		perms store.Permissions
-		set   policy.Set
 	)
 	c.session = cred.Session
 	c.caller.Account = account
@@ -45,9 +44,6 @@ func (s *Server) resolveCaller(c *call) error {
 		c.caller.ARN, c.caller.UserID = c.session.AssumedRoleARN, c.session.AssumedRoleID
 		c.caller.Tags = tagMap(role.Tags, c.session.Tags)
 		perms, key = role.Permissions, "session:"+c.accessKeyID
-		if set.Session, err = sessionPolicy(tx, c.session); err != nil {
-			return err
-		}
 	} else {
 		user, err := tx.GetUser(cred.UserName)
 		if err != nil {
@@ -62,11 +58,27 @@ func (s *Server) resolveCaller(c *call) error {
 		}
 	}
 	key = fmt.Sprintf("%s@%d", key, tx.PermissionsRevision())
-	if err := identitySet(tx, perms, &set); err != nil {
-		return err
+	// Reading and parsing the documents is done only when the cache has no
+	// compiled set for this principal at this revision, and for AssumeRole.
+	session := c.session
+	c.buildSet = func() (policy.Set, error) {
+		var set policy.Set
+		if session != nil && session.RoleName != "" {
+			var err error
+			if set.Session, err = sessionPolicy(tx, session); err != nil {
+				return set, err
+			}
+		}
+		err := identitySet(tx, perms, &set)
+		return set, err
 	}
-	c.set = set
-	c.policies, err = s.cache.Get(key, func() (*policy.Policies, error) { return policy.Compile(set) })
+	c.policies, err = s.cache.Get(key, func() (*policy.Policies, error) {
+		set, err := c.buildSet()
+		if err != nil {
+			return nil, err
+		}
+		return policy.Compile(set)
+	})
 	return err
 }
 
@@ -77,7 +89,10 @@ func (s *Server) withResourcePolicy(c *call, rp *resourcePolicy) (*policy.Polici
 	if err != nil {
 		return nil, fmt.Errorf("stored policy %s: %w", rp.name, err)
 	}
-	set := c.set
+	set, err := c.buildSet()
+	if err != nil {
+		return nil, err
+	}
 	set.ResourcePolicy = &policy.Named{Name: rp.name, Document: doc}
 	return policy.Compile(set)
 }

@@ -260,7 +260,7 @@ type call struct {
 	caller      authz.Caller
 	userName    string         // the calling user, or the user of a GetSessionToken session
 	session     *store.Session // the caller's session, for temporary credentials
-	set         policy.Set     // the caller's policies
+	buildSet    func() (policy.Set, error) // reads the caller's policies
 	policies    *policy.Policies
 }
 
