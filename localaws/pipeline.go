@@ -258,8 +258,8 @@ type call struct {
 	// The authenticated caller, when the request was signed.
 	accessKeyID string
 	caller      authz.Caller
-	userName    string         // the calling user, or the user of a GetSessionToken session
-	session     *store.Session // the caller's session, for temporary credentials
+	userName    string                     // the calling user, or the user of a GetSessionToken session
+	session     *store.Session             // the caller's session, for temporary credentials
 	buildSet    func() (policy.Set, error) // reads the caller's policies
 	policies    *policy.Policies
 }
