@@ -57,7 +57,8 @@ func (s *Server) resolveCaller(c *call) error {
 			key = "session:" + c.accessKeyID
 		}
 	}
-	key = fmt.Sprintf("%s@%d", key, tx.PermissionsRevision())
+	principal, revision := key, tx.PermissionsRevision()
+	key = fmt.Sprintf("%s@%d", key, revision)
 	// Reading and parsing the documents is done only when the cache has no
 	// compiled set for this principal at this revision, and for AssumeRole.
 	session := c.session
@@ -72,13 +73,20 @@ func (s *Server) resolveCaller(c *call) error {
 		err := identitySet(tx, perms, &set)
 		return set, err
 	}
-	c.policies, err = s.cache.Get(key, func() (*policy.Policies, error) {
-		set, err := c.buildSet()
-		if err != nil {
-			return nil, err
-		}
-		return policy.Compile(set)
-	})
+	build := func() (*policy.Policies, error) {
+		return s.cache.Get(key, func() (*policy.Policies, error) {
+			set, err := c.buildSet()
+			if err != nil {
+				return nil, err
+			}
+			return policy.Compile(set)
+		})
+	}
+	if s.propagation != nil {
+		c.policies, err = s.propagation.policies(principal, revision, c.now, build)
+	} else {
+		c.policies, err = build()
+	}
 	return err
 }
 

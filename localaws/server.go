@@ -53,7 +53,9 @@ type Server struct {
 	audit  *audit.Log
 	faults *faults.Injector
 	cache  *authz.Cache
-	ops    map[string]map[string]operation // service → action → operation
+	// propagation delays policy changes; nil when no delay is configured.
+	propagation *propagation
+	ops         map[string]map[string]operation // service → action → operation
 }
 
 // Open opens (or creates) the data folder and its state, and on first start
@@ -93,6 +95,9 @@ func Open(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: st, audit: log, faults: inj, cache: authz.NewCache(4096)}
 	s.ops = map[string]map[string]operation{"iam": iamOperations(), "sts": stsOperations()}
+	if d := cfg.Faults.PropagationDelay; d > 0 {
+		s.propagation = newPropagation(d)
+	}
 	if err := s.bootstrapAdmin(context.Background()); err != nil {
 		_ = s.Close()
 		return nil, err
