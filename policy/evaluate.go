@@ -319,7 +319,8 @@ func (g *grant) granted(t *trace) bool {
 
 // explicitTrust reports whether the resource's own policy must grant access
 // even within its account: a role's trust policy for the sts:AssumeRole*
-// family, and a KMS key policy. When the request carries no resource policy
+// family with sts:TagSession and sts:SetSourceIdentity, and a KMS key
+// policy. When the request carries no resource policy
 // for a role, the caller's identity policies decide, as AWS's own simulator
 // does; a KMS key always has a key policy, so without one nothing is allowed.
 func explicitTrust(in *input, haveResourcePolicy bool) bool {
@@ -330,7 +331,10 @@ func explicitTrust(in *input, haveResourcePolicy bool) bool {
 	svc, name, _ := strings.Cut(a, ":")
 	switch {
 	case strings.EqualFold(svc, "sts"):
-		return haveResourcePolicy && len(name) >= len("AssumeRole") && strings.EqualFold(name[:len("AssumeRole")], "AssumeRole")
+		// Session tags and source identity are set while assuming the role,
+		// so the trust policy must allow them too.
+		return haveResourcePolicy && (len(name) >= len("AssumeRole") && strings.EqualFold(name[:len("AssumeRole")], "AssumeRole") ||
+			strings.EqualFold(name, "TagSession") || strings.EqualFold(name, "SetSourceIdentity"))
 	case strings.EqualFold(svc, "kms"):
 		return in.resIsARN && strings.HasPrefix(in.resParts[5], "key/")
 	}
