@@ -35,7 +35,9 @@ func startWith(t *testing.T, cfg localaws.Config) *endpoint {
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 		_ = srv.Close()
 	})
 	return &endpoint{srv: srv, url: "http://" + ln.Addr().String(), dir: cfg.DataDir}

@@ -17,108 +17,39 @@ type userShape struct {
 	Tags                query.OptionalList[query.Tag] `xml:"Tags"`
 }
 
-type boundaryShape struct {
-	PermissionsBoundaryType string `xml:"PermissionsBoundaryType"`
-	PermissionsBoundaryArn  string `xml:"PermissionsBoundaryArn"`
-}
-
-func userOf(u store.User, withTags bool) userShape {
+// userOf is a user as results show it; ListUsers leaves out the tags and
+// the boundary, as IAM does.
+func userOf(u store.User, full bool) userShape {
 	s := userShape{Path: u.Path, UserName: u.Name, UserID: u.UserID, Arn: u.ARN, CreateDate: query.Timestamp(u.CreateDate)}
-	if u.PermissionsBoundary != "" {
-		s.PermissionsBoundary = &boundaryShape{PermissionsBoundaryType: "PermissionsBoundaryPolicy", PermissionsBoundaryArn: u.PermissionsBoundary}
-	}
-	if withTags {
+	if full {
+		s.PermissionsBoundary = boundaryOf(u.PermissionsBoundary)
 		s.Tags = tagsOf(u.Tags)
 	}
 	return s
 }
 
-func tagsOf(ts store.Tags) query.OptionalList[query.Tag] {
-	out := make(query.OptionalList[query.Tag], len(ts))
-	for i, t := range ts {
-		out[i] = query.Tag{Key: t.Key, Value: t.Value}
-	}
-	return out
-}
-
-func storeTags(ts []query.Tag) store.Tags {
-	out := make(store.Tags, len(ts))
-	for i, t := range ts {
-		out[i] = store.Tag{Key: t.Key, Value: t.Value}
-	}
-	return out
-}
-
-// userTarget authorizes against the user named by UserName, or the caller
-// itself when the parameter is absent (as IAM does for GetUser and
-// ListAccessKeys).
-func userTarget(c *call) (target, error) {
-	name := c.param("UserName")
-	if name == "" {
-		return target{resource: c.caller.ARN}, nil
-	}
-	return target{resource: c.userARN(name)}, nil
-}
-
-// userARN is the ARN of an existing user (with its path), or of a user by
-// that name at the root path when there is none.
-func (c *call) userARN(name string) string {
-	if u, err := c.tx.GetUser(name); err == nil {
-		return u.ARN
-	}
-	return c.arn("user/" + name)
-}
-
-// userName is the UserName parameter, or the calling user's own name.
-func (c *call) userNameParam() (string, error) {
-	if name := c.param("UserName"); name != "" {
-		return name, nil
-	}
-	if c.userName == "" {
-		return "", query.ValidationError("UserName is required when the caller is not an IAM user")
-	}
-	return c.userName, nil
-}
-
-// tagKeys are the request-tag condition keys of an action that tags.
-func tagKeys(tags []query.Tag, extra map[string][]string) map[string][]string {
-	keys := extra
-	if keys == nil {
-		keys = map[string][]string{}
-	}
-	if len(tags) == 0 {
-		return keys
-	}
-	names := make([]string, len(tags))
-	for i, t := range tags {
-		keys["aws:RequestTag/"+t.Key] = []string{t.Value}
-		names[i] = t.Key
-	}
-	keys["aws:TagKeys"] = names
-	return keys
+type userResult struct {
+	User userShape `xml:"User"`
 }
 
 func iamUserOperations(ops map[string]operation) {
 	ops["CreateUser"] = operation{
 		target: func(c *call) (target, error) {
-			tags, err := c.q.Tags("Tags")
+			name, err := c.required("UserName")
 			if err != nil {
 				return target{}, err
 			}
-			var extra map[string][]string
-			if b := c.param("PermissionsBoundary"); b != "" {
-				extra = map[string][]string{"iam:PermissionsBoundary": {b}}
-			}
-			return target{resource: c.arn("user/" + pathName(c.param("Path"), c.param("UserName"))), keys: tagKeys(tags, extra)}, nil
+			s := subject{arn: c.arn("user/" + pathName(c.param("Path"), name))}
+			return s.target(c, []keysFunc{requestTags, requestedBoundary})
 		},
 		run: func(c *call) (any, error) {
 			name, err := c.required("UserName")
 			if err != nil {
 				return nil, err
 			}
-			tags, qerr := c.q.Tags("Tags")
-			if qerr != nil {
-				return nil, qerr
+			tags, err := c.tags("Tags")
+			if err != nil {
+				return nil, err
 			}
 			u := store.User{Name: name, Path: c.param("Path"), Tags: storeTags(tags)}
 			u.PermissionsBoundary = c.param("PermissionsBoundary")
@@ -126,14 +57,12 @@ func iamUserOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			return struct {
-				User userShape `xml:"User"`
-			}{userOf(u, true)}, nil
+			return userResult{userOf(u, true)}, nil
 		},
 	}
 	ops["GetUser"] = operation{
 		readOnly: true,
-		target:   userTarget,
+		target:   onUserOrCaller(),
 		run: func(c *call) (any, error) {
 			name, err := c.userNameParam()
 			if err != nil {
@@ -143,9 +72,7 @@ func iamUserOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			return struct {
-				User userShape `xml:"User"`
-			}{userOf(u, true)}, nil
+			return userResult{userOf(u, true)}, nil
 		},
 	}
 	ops["ListUsers"] = operation{
@@ -171,8 +98,19 @@ func iamUserOperations(ops map[string]operation) {
 			return out, nil
 		},
 	}
+	ops["UpdateUser"] = operation{
+		target: onUser(),
+		run: func(c *call) (any, error) {
+			name, err := c.required("UserName")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.UpdateUser(name, c.param("NewUserName"), c.param("NewPath"))
+			return nil, err
+		},
+	}
 	ops["DeleteUser"] = operation{
-		target: userTarget,
+		target: onUser(),
 		run: func(c *call) (any, error) {
 			name, err := c.required("UserName")
 			if err != nil {
@@ -181,8 +119,66 @@ func iamUserOperations(ops map[string]operation) {
 			return nil, c.tx.DeleteUser(name)
 		},
 	}
+	ops["TagUser"] = operation{
+		target: onUser(requestTags),
+		run: func(c *call) (any, error) {
+			name, err := c.required("UserName")
+			if err != nil {
+				return nil, err
+			}
+			tags, err := c.tags("Tags")
+			if err != nil {
+				return nil, err
+			}
+			if tags == nil {
+				return nil, c.q.Invalid("Tags", "Member must not be null")
+			}
+			_, err = c.tx.TagUser(name, storeTags(tags))
+			return nil, err
+		},
+	}
+	ops["UntagUser"] = operation{
+		target: onUser(removedTagKeys),
+		run: func(c *call) (any, error) {
+			name, err := c.required("UserName")
+			if err != nil {
+				return nil, err
+			}
+			keys, err := c.requiredList("TagKeys")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.UntagUser(name, keys)
+			return nil, err
+		},
+	}
+	ops["ListUserTags"] = operation{
+		readOnly: true,
+		target:   onUser(),
+		run: func(c *call) (any, error) {
+			u, err := c.requiredUser()
+			if err != nil {
+				return nil, err
+			}
+			return listTags(c, u.Tags)
+		},
+	}
+	iamUserPolicyOperations(ops)
+}
+
+// requiredUser is the user named by the required UserName.
+func (c *call) requiredUser() (store.User, error) {
+	name, err := c.required("UserName")
+	if err != nil {
+		return store.User{}, err
+	}
+	return c.tx.GetUser(name)
+}
+
+// iamUserPolicyOperations are the operations on users' inline policies.
+func iamUserPolicyOperations(ops map[string]operation) {
 	ops["PutUserPolicy"] = operation{
-		target: userTarget,
+		target: onUser(currentBoundary),
 		run: func(c *call) (any, error) {
 			name, err := c.required("UserName")
 			if err != nil {
@@ -192,12 +188,9 @@ func iamUserOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			doc, err := c.required("PolicyDocument")
+			doc, err := c.document("PolicyDocument", policy.Identity)
 			if err != nil {
 				return nil, err
-			}
-			if _, err := policy.Parse([]byte(doc), policy.Identity); err != nil {
-				return nil, query.MalformedPolicyDocument(err.Error())
 			}
 			_, err = c.tx.PutUserPolicy(name, policyName, doc)
 			return nil, err
@@ -205,7 +198,40 @@ func iamUserOperations(ops map[string]operation) {
 	}
 	ops["GetUserPolicy"] = operation{
 		readOnly: true,
-		target:   userTarget,
+		target:   onUser(),
+		run: func(c *call) (any, error) {
+			u, err := c.requiredUser()
+			if err != nil {
+				return nil, err
+			}
+			policyName, err := c.required("PolicyName")
+			if err != nil {
+				return nil, err
+			}
+			p, err := c.tx.GetUserPolicy(u.Name, policyName)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				UserName       string `xml:"UserName"`
+				PolicyName     string `xml:"PolicyName"`
+				PolicyDocument string `xml:"PolicyDocument"`
+			}{u.Name, p.Name, query.PolicyDocument(p.Document)}, nil
+		},
+	}
+	ops["ListUserPolicies"] = operation{
+		readOnly: true,
+		target:   onUser(),
+		run: func(c *call) (any, error) {
+			u, err := c.requiredUser()
+			if err != nil {
+				return nil, err
+			}
+			return listInlinePolicies(c, u.Permissions)
+		},
+	}
+	ops["DeleteUserPolicy"] = operation{
+		target: onUser(currentBoundary),
 		run: func(c *call) (any, error) {
 			name, err := c.required("UserName")
 			if err != nil {
@@ -215,24 +241,8 @@ func iamUserOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			p, err := c.tx.GetUserPolicy(name, policyName)
-			if err != nil {
-				return nil, err
-			}
-			return struct {
-				UserName       string `xml:"UserName"`
-				PolicyName     string `xml:"PolicyName"`
-				PolicyDocument string `xml:"PolicyDocument"`
-			}{name, p.Name, query.PolicyDocument(p.Document)}, nil
+			_, err = c.tx.DeleteUserPolicy(name, policyName)
+			return nil, err
 		},
 	}
-}
-
-// pageOf reads Marker and MaxItems.
-func pageOf(c *call) (store.Page, error) {
-	max, _, qerr := c.q.Int("MaxItems", 1, 1000)
-	if qerr != nil {
-		return store.Page{}, qerr
-	}
-	return store.Page{Marker: c.param("Marker"), MaxItems: max}, nil
 }

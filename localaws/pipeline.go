@@ -87,7 +87,9 @@ func (s *Server) handle(c *call, w http.ResponseWriter, r *http.Request) (any, *
 	if signed == nil && !op.unsigned {
 		return nil, query.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
-	if signed != nil {
+	// An unsigned operation authenticates with the token it carries; a
+	// signature on it (checked above) names no caller.
+	if signed != nil && !op.unsigned {
 		c.accessKeyID = signed.AccessKeyID
 	}
 	return s.run(c, op)
@@ -97,6 +99,11 @@ func (s *Server) handle(c *call, w http.ResponseWriter, r *http.Request) (any, *
 // what was authorized is what is changed.
 func (s *Server) run(c *call, op operation) (any, *query.Error) {
 	var result any
+	if op.prepare != nil {
+		if err := op.prepare(c); err != nil {
+			return nil, apiError(err)
+		}
+	}
 	txn := s.store.Update
 	if op.readOnly {
 		txn = s.store.View
@@ -108,7 +115,9 @@ func (s *Server) run(c *call, op operation) (any, *query.Error) {
 			if err := s.resolveCaller(c); err != nil {
 				return err
 			}
-			if err := s.authorize(c, op); err != nil {
+			if op.noPermission {
+				c.event.Decision = policy.Allowed.String()
+			} else if err := s.authorize(c, op); err != nil {
 				return err
 			}
 		}
@@ -133,15 +142,23 @@ func (s *Server) authorize(c *call, op operation) error {
 	if err != nil {
 		return err
 	}
+	return s.authorizeAction(c, c.service+":"+c.action, t)
+}
+
+// authorizeAction asks the engine whether the caller may perform action on
+// t. Besides the operation's own action, AssumeRole asks it for the
+// sts:TagSession and sts:SetSourceIdentity its parameters need.
+func (s *Server) authorizeAction(c *call, action string, t target) error {
 	c.event.Resource = t.resource
 	policies := c.policies
 	if t.resourcePolicy != nil {
+		var err error
 		if policies, err = s.withResourcePolicy(c, t.resourcePolicy); err != nil {
 			return err
 		}
 	}
 	denial := authz.Authorize(policies, &authz.Request{
-		Caller: &c.caller, Action: c.service + ":" + c.action, Resource: t.resource,
+		Caller: &c.caller, Action: action, Resource: t.resource, ResourceAccount: t.resourceAccount,
 		Region: c.region, SourceIP: c.sourceIP, Secure: c.secure, Now: c.now, Keys: t.keys,
 	})
 	if denial == nil {
@@ -262,6 +279,10 @@ type call struct {
 	session     *store.Session             // the caller's session, for temporary credentials
 	buildSet    func() (policy.Set, error) // reads the caller's policies
 	policies    *policy.Policies
+
+	// webIdentity is AssumeRoleWithWebIdentity's token, verified by its
+	// prepare step before the transaction.
+	webIdentity *webIdentity
 }
 
 // identity is the caller as CloudTrail names it.

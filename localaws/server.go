@@ -44,6 +44,10 @@ type Config struct {
 	// HTTPClient fetches OIDC providers' keys for AssumeRoleWithWebIdentity;
 	// nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// JWKSFiles maps an OIDC issuer URL to a file holding its JSON Web Key
+	// Set, read instead of fetching the issuer's keys: for an issuer leash
+	// local cannot reach, such as a cluster's service-account issuer.
+	JWKSFiles map[string]string
 }
 
 // Server is an open endpoint: its store, audit log and operations.

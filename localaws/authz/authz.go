@@ -37,6 +37,9 @@ type Request struct {
 	Caller   *Caller
 	Action   string
 	Resource string
+	// ResourceAccount owns the resource when it is not the account in its
+	// ARN; empty means the ARN's.
+	ResourceAccount string
 	// Region is the region of the request's signature scope.
 	Region   string
 	SourceIP string
@@ -93,7 +96,7 @@ type Denial struct {
 // Authorize decides the request with the given policies (the caller's, and
 // the resource's when it has a policy, compiled as one set).
 func Authorize(p *policy.Policies, r *Request) *Denial {
-	req := policy.Request{Principal: r.Caller.ARN, Action: r.Action, Resource: r.Resource, Context: r.Context()}
+	req := policy.Request{Principal: r.Caller.ARN, Action: r.Action, Resource: r.Resource, ResourceAccount: r.ResourceAccount, Context: r.Context()}
 	if p.Decide(&req) == policy.Allowed {
 		return nil
 	}

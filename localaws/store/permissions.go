@@ -40,12 +40,13 @@ func (p Permissions) inlineIndex(name string) (int, bool) {
 }
 
 // putInline adds or replaces an inline policy; maxSize is the quota on the
-// size of all of the principal's inline policies together.
-func (p *Permissions) putInline(name, doc string, maxSize int) error {
+// size of all of the principal's inline policies together, and owner names
+// the principal in IAM's LimitExceeded message ("user alice").
+func (p *Permissions) putInline(name, doc string, maxSize int, owner string) error {
 	if err := checkName("policyName", name, maxPolicyNameLen); err != nil {
 		return err
 	}
-	if err := checkDocument("policyDocument", doc, maxSize); err != nil {
+	if err := checkDocumentChars("policyDocument", doc); err != nil {
 		return err
 	}
 	policies := slices.Clone(p.InlinePolicies)
@@ -60,7 +61,7 @@ func (p *Permissions) putInline(name, doc string, maxSize int) error {
 		total += documentSize(ip.Document)
 	}
 	if total > maxSize {
-		return refuse(LimitExceeded, "Maximum policy size of %d bytes exceeded.", maxSize)
+		return refuse(LimitExceeded, "Maximum policy size of %d bytes exceeded for %s", maxSize, owner)
 	}
 	p.InlinePolicies = policies
 	return nil

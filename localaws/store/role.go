@@ -38,7 +38,7 @@ func (tx *Tx) CreateRole(r Role) (Role, error) {
 	if err := checkPath("path", r.Path); err != nil {
 		return Role{}, err
 	}
-	if err := checkDocument("assumeRolePolicyDocument", r.AssumeRolePolicyDocument, maxRolePolicySize); err != nil {
+	if err := checkTrustPolicy("assumeRolePolicyDocument", r.AssumeRolePolicyDocument); err != nil {
 		return Role{}, err
 	}
 	if err := checkDescription(r.Description); err != nil {
@@ -68,6 +68,13 @@ func (tx *Tx) CreateRole(r Role) (Role, error) {
 		return Role{}, err
 	}
 	return created, tx.put(bucketRoles, key(r.Name), created)
+}
+
+// checkTrustPolicy checks a role's trust policy against IAM's quota for it,
+// ACLSizePerRole (2,048 characters by default), which is smaller than the
+// quota on the role's inline policies.
+func checkTrustPolicy(field, document string) error {
+	return checkDocumentQuota(field, document, "ACLSizePerRole", maxTrustPolicySize)
 }
 
 func checkMaxSessionDuration(seconds int) error {
@@ -137,7 +144,7 @@ func (tx *Tx) UpdateRole(name string, change RoleUpdate) (Role, error) {
 // UpdateAssumeRolePolicy replaces a role's trust policy.
 func (tx *Tx) UpdateAssumeRolePolicy(name, document string) (Role, error) {
 	return tx.updateRole(name, func(r *Role) error {
-		if err := checkDocument("policyDocument", document, maxRolePolicySize); err != nil {
+		if err := checkTrustPolicy("policyDocument", document); err != nil {
 			return err
 		}
 		r.AssumeRolePolicyDocument = document
@@ -205,7 +212,7 @@ func (tx *Tx) DeleteRolePermissionsBoundary(name string) (Role, error) {
 // PutRolePolicy adds or replaces an inline policy of a role.
 func (tx *Tx) PutRolePolicy(roleName, policyName, document string) (Role, error) {
 	return tx.updateRole(roleName, func(r *Role) error {
-		return r.putInline(policyName, document, maxRolePolicySize)
+		return r.putInline(policyName, document, maxRolePolicySize, "role "+r.Name)
 	})
 }
 

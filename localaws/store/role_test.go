@@ -185,3 +185,29 @@ func TestAttachingCountsAndIsBounded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { wantCode(t, s.Update(context.Background(), tt.op), tt.code) })
 	}
 }
+
+// TestTrustPolicyHasItsOwnQuota pins IAM's ACLSizePerRole: a trust policy
+// may have 2,048 characters (white space aside), fewer than the role's
+// inline policies may.
+func TestTrustPolicyHasItsOwnQuota(t *testing.T) {
+	s, _ := openStore(t)
+	sized := func(n int) string {
+		head := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"`
+		tail := `"},"Action":"sts:AssumeRole"}]}`
+		return head + repeat("a", n-len(head)-len(tail)) + tail + "\n\n    "
+	}
+	update(t, s, func(tx *store.Tx) error {
+		return ignore(tx.CreateRole(store.Role{Name: "r", AssumeRolePolicyDocument: sized(2048)}))
+	})
+	for name, op := range map[string]func(*store.Tx) error{
+		"CreateRole": func(tx *store.Tx) error {
+			return ignore(tx.CreateRole(store.Role{Name: "r2", AssumeRolePolicyDocument: sized(2049)}))
+		},
+		"UpdateAssumeRolePolicy": func(tx *store.Tx) error { return ignore(tx.UpdateAssumeRolePolicy("r", sized(2049))) },
+	} {
+		e := wantCode(t, s.Update(context.Background(), op), store.LimitExceeded)
+		if e.Message != "Cannot exceed quota for ACLSizePerRole: 2048" {
+			t.Errorf("%s: message %q", name, e.Message)
+		}
+	}
+}

@@ -197,7 +197,7 @@ func (tx *Tx) DeleteUserPermissionsBoundary(name string) (User, error) {
 // PutUserPolicy adds or replaces an inline policy of a user.
 func (tx *Tx) PutUserPolicy(userName, policyName, document string) (User, error) {
 	return tx.updateUser(userName, func(u *User) error {
-		return u.putInline(policyName, document, maxUserPolicySize)
+		return u.putInline(policyName, document, maxUserPolicySize, "user "+u.Name)
 	})
 }
 

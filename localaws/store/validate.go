@@ -37,6 +37,7 @@ const (
 	maxPolicyVersions    = 5  // VersionsPerPolicy
 	maxUserPolicySize    = 2048
 	maxRolePolicySize    = 10240
+	maxTrustPolicySize   = 2048 // ACLSizePerRole: a role's trust policy
 	maxManagedPolicySize = 6144
 	maxClientIDs         = 100
 	maxClientIDLen       = 255
@@ -106,15 +107,31 @@ func checkDescription(description string) error {
 	return checkPattern("description", description, descriptionPattern)
 }
 
-// checkDocument checks a policy document's characters and IAM's size quota.
-// IAM counts size without white space. Parsing the document is the policy
-// package's work, done by the handler before it calls the store.
+// checkDocument checks a policy document's characters and IAM's PolicySize
+// quota. IAM counts size without white space. Parsing the document is the
+// policy package's work, done by the handler before it calls the store.
 func checkDocument(field, doc string, maxSize int) error {
-	if err := checkPattern(field, doc, documentPattern); err != nil {
-		return refuse(ValidationError, "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\u0009\\u000A\\u000D\\u0020-\\u00FF]+", field)
+	return checkDocumentQuota(field, doc, "PolicySize", maxSize)
+}
+
+// checkDocumentQuota checks a document against the size quota IAM names
+// quota in its LimitExceeded message, such as ACLSizePerRole for a trust
+// policy.
+func checkDocumentQuota(field, doc, quota string, maxSize int) error {
+	if err := checkDocumentChars(field, doc); err != nil {
+		return err
 	}
 	if n := documentSize(doc); n > maxSize {
-		return refuse(LimitExceeded, "Cannot exceed quota for PolicySize: %d", maxSize)
+		return refuse(LimitExceeded, "Cannot exceed quota for %s: %d", quota, maxSize)
+	}
+	return nil
+}
+
+// checkDocumentChars checks that a document is not empty and has only the
+// characters IAM allows in one.
+func checkDocumentChars(field, doc string) error {
+	if err := checkPattern(field, doc, documentPattern); err != nil {
+		return refuse(ValidationError, "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\u0009\\u000A\\u000D\\u0020-\\u00FF]+", field)
 	}
 	return nil
 }

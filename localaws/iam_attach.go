@@ -1,0 +1,252 @@
+package localaws
+
+import (
+	"strings"
+
+	"leash.dev/leash/localaws/store"
+)
+
+// attachedPolicyShape is IAM's AttachedPolicy.
+type attachedPolicyShape struct {
+	PolicyName string `xml:"PolicyName"`
+	PolicyArn  string `xml:"PolicyArn"`
+}
+
+// listAttached pages the managed policies attached to a user or role whose
+// path starts with PathPrefix, in the order they were attached.
+func listAttached(c *call, perms store.Permissions) (any, error) {
+	prefix := c.param("PathPrefix")
+	var attached []attachedPolicyShape
+	for _, arn := range perms.AttachedPolicies {
+		path, name := policyPathName(arn)
+		if strings.HasPrefix(path, prefix) {
+			attached = append(attached, attachedPolicyShape{PolicyName: name, PolicyArn: arn})
+		}
+	}
+	page, marker, err := paged(c, attached)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		AttachedPolicies []attachedPolicyShape `xml:"AttachedPolicies>member"`
+		IsTruncated      bool                  `xml:"IsTruncated"`
+		Marker           string                `xml:"Marker,omitempty"`
+	}{append([]attachedPolicyShape{}, page...), marker != "", marker}, nil
+}
+
+// policyPathName splits arn:aws:iam::ACCOUNT:policy/PATH/NAME into /PATH/
+// and NAME. The store has checked attached ARNs' form.
+func policyPathName(arn string) (path, name string) {
+	_, rest, _ := strings.Cut(arn, ":policy")
+	slash := strings.LastIndexByte(rest, '/')
+	return rest[:slash+1], rest[slash+1:]
+}
+
+// The operations below change what a principal may do, so each carries
+// iam:PermissionsBoundary: the principal's boundary (or, for
+// Put*PermissionsBoundary, the boundary being set).
+func iamAttachmentOperations(ops map[string]operation) {
+	ops["AttachUserPolicy"] = operation{
+		target: onUser(policyARNKey, currentBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("UserName", "PolicyArn")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.AttachUserPolicy(name, arn)
+			return nil, err
+		},
+	}
+	ops["DetachUserPolicy"] = operation{
+		target: onUser(policyARNKey, currentBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("UserName", "PolicyArn")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.DetachUserPolicy(name, arn)
+			return nil, err
+		},
+	}
+	ops["ListAttachedUserPolicies"] = operation{
+		readOnly: true,
+		target:   onUser(),
+		run: func(c *call) (any, error) {
+			u, err := c.requiredUser()
+			if err != nil {
+				return nil, err
+			}
+			return listAttached(c, u.Permissions)
+		},
+	}
+	ops["AttachRolePolicy"] = operation{
+		target: onRole(policyARNKey, currentBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("RoleName", "PolicyArn")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.AttachRolePolicy(name, arn)
+			return nil, err
+		},
+	}
+	ops["DetachRolePolicy"] = operation{
+		target: onRole(policyARNKey, currentBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("RoleName", "PolicyArn")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.DetachRolePolicy(name, arn)
+			return nil, err
+		},
+	}
+	ops["ListAttachedRolePolicies"] = operation{
+		readOnly: true,
+		target:   onRole(),
+		run: func(c *call) (any, error) {
+			r, err := c.requiredRole()
+			if err != nil {
+				return nil, err
+			}
+			return listAttached(c, r.Permissions)
+		},
+	}
+	ops["PutUserPermissionsBoundary"] = operation{
+		target: onUser(requestedBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("UserName", "PermissionsBoundary")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.PutUserPermissionsBoundary(name, arn)
+			return nil, err
+		},
+	}
+	ops["DeleteUserPermissionsBoundary"] = operation{
+		target: onUser(currentBoundary),
+		run: func(c *call) (any, error) {
+			name, err := c.required("UserName")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.DeleteUserPermissionsBoundary(name)
+			return nil, err
+		},
+	}
+	ops["PutRolePermissionsBoundary"] = operation{
+		target: onRole(requestedBoundary),
+		run: func(c *call) (any, error) {
+			name, arn, err := c.requiredPair("RoleName", "PermissionsBoundary")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.PutRolePermissionsBoundary(name, arn)
+			return nil, err
+		},
+	}
+	ops["DeleteRolePermissionsBoundary"] = operation{
+		target: onRole(currentBoundary),
+		run: func(c *call) (any, error) {
+			name, err := c.required("RoleName")
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.tx.DeleteRolePermissionsBoundary(name)
+			return nil, err
+		},
+	}
+	ops["ListEntitiesForPolicy"] = operation{
+		readOnly: true,
+		target:   onARN("PolicyArn"),
+		run:      listEntitiesForPolicy,
+	}
+}
+
+// listEntitiesForPolicy lists the users and roles a managed policy is
+// attached to (leash local has no groups), filtered by EntityFilter and
+// PathPrefix, users first.
+func listEntitiesForPolicy(c *call) (any, error) {
+	arn, err := c.required("PolicyArn")
+	if err != nil {
+		return nil, err
+	}
+	var users, roles bool
+	switch c.param("EntityFilter") {
+	case "":
+		users, roles = true, true
+	case "User":
+		users = true
+	case "Role":
+		roles = true
+	case "Group":
+	case "LocalManagedPolicy":
+		users = !store.IsAWSManagedPolicy(arn)
+		roles = users
+	case "AWSManagedPolicy":
+		users = store.IsAWSManagedPolicy(arn)
+		roles = users
+	default:
+		return nil, c.q.Invalid("EntityFilter", "Member must satisfy enum value set: [User, Role, Group, LocalManagedPolicy, AWSManagedPolicy]")
+	}
+	entities, err := c.tx.ListEntitiesForPolicy(arn)
+	if err != nil {
+		return nil, err
+	}
+	type entity struct {
+		user bool
+		name string
+		id   string
+	}
+	prefix := c.param("PathPrefix")
+	var all []entity
+	if users {
+		for _, name := range entities.UserNames {
+			u, err := c.tx.GetUser(name)
+			if err != nil {
+				return nil, err
+			}
+			if strings.HasPrefix(u.Path, prefix) {
+				all = append(all, entity{true, u.Name, u.UserID})
+			}
+		}
+	}
+	if roles {
+		for _, name := range entities.RoleNames {
+			r, err := c.tx.GetRole(name)
+			if err != nil {
+				return nil, err
+			}
+			if strings.HasPrefix(r.Path, prefix) {
+				all = append(all, entity{false, r.Name, r.RoleID})
+			}
+		}
+	}
+	page, marker, err := paged(c, all)
+	if err != nil {
+		return nil, err
+	}
+	type userEntry struct {
+		UserName string `xml:"UserName"`
+		UserID   string `xml:"UserId"`
+	}
+	type roleEntry struct {
+		RoleName string `xml:"RoleName"`
+		RoleID   string `xml:"RoleId"`
+	}
+	out := struct {
+		PolicyGroups []struct{}  `xml:"PolicyGroups>member"`
+		PolicyUsers  []userEntry `xml:"PolicyUsers>member"`
+		PolicyRoles  []roleEntry `xml:"PolicyRoles>member"`
+		IsTruncated  bool        `xml:"IsTruncated"`
+		Marker       string      `xml:"Marker,omitempty"`
+	}{IsTruncated: marker != "", Marker: marker}
+	for _, e := range page {
+		if e.user {
+			out.PolicyUsers = append(out.PolicyUsers, userEntry{e.name, e.id})
+		} else {
+			out.PolicyRoles = append(out.PolicyRoles, roleEntry{e.name, e.id})
+		}
+	}
+	return out, nil
+}
