@@ -4,7 +4,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test vet lint bench
+.PHONY: build demo test vet lint bench bench-local
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -34,3 +34,10 @@ lint:
 bench:
 	$(GO) test ./policy -run '^$$' -bench . -benchmem -count 6
 	bench/peer-ratio.sh
+
+# leash local under load: signed IAM reads over loopback at several
+# concurrency levels (bench/README.md). LOAD_FLAGS adds or overrides flags,
+# e.g. make bench-local LOAD_FLAGS='-duration 5s -cpuprofile /tmp/load.prof'.
+LOAD_FLAGS ?=
+bench-local:
+	$(GO) run ./bench/load -duration 20s -concurrency 1,2,4,8,16,64 $(LOAD_FLAGS)

@@ -81,7 +81,7 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	// the only one without examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimulate(), newAudit())
+	root.AddCommand(newSimulate(), newAudit(), newLocal())
 	return root
 }
 

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"leash.dev/leash/localaws"
+)
+
+// endpoint is the leash local under load and the administrator's key.
+type endpoint struct {
+	url               string
+	adminID, adminKey string
+	pid               int // a running server's process, 0 for this one
+	srv               *localaws.Server
+	stop              context.CancelFunc
+	served            chan error
+	tempDir           string
+}
+
+func newEndpoint(ctx context.Context, o options) (*endpoint, error) {
+	if o.url != "" {
+		id, secret, err := readCredentials(o.creds)
+		if err != nil {
+			return nil, err
+		}
+		return &endpoint{url: strings.TrimSuffix(o.url, "/"), adminID: id, adminKey: secret, pid: o.pid}, nil
+	}
+	e := &endpoint{}
+	dir := o.data
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "leash-load-"); err != nil {
+			return nil, err
+		}
+		e.tempDir = dir
+	}
+	srv, err := localaws.Open(localaws.Config{DataDir: dir})
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.srv = srv
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.url = "http://" + ln.Addr().String()
+	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e.stop, e.served = stop, make(chan error, 1)
+	go func() { e.served <- srv.Serve(serveCtx, ln) }()
+	if e.adminID, e.adminKey, err = readCredentials(srv.AdminCredentialsPath()); err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// where says where the server runs and whose CPU and memory are reported.
+func (e *endpoint) where() string {
+	switch {
+	case e.srv != nil:
+		return "in this process; CPU and memory are this process's, client included"
+	case e.pid != 0:
+		return fmt.Sprintf("process %d; its CPU and memory from /proc/%d", e.pid, e.pid)
+	}
+	return "another process; give -pid to report its CPU and memory"
+}
+
+// close stops an in-process server and removes its temporary folder.
+func (e *endpoint) close() {
+	if e.stop != nil {
+		e.stop()
+		if err := <-e.served; err != nil {
+			fmt.Fprintln(os.Stderr, "load: serve:", err)
+		}
+	}
+	if e.srv != nil {
+		if err := e.srv.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "load: close:", err)
+		}
+	}
+	if e.tempDir != "" {
+		_ = os.RemoveAll(e.tempDir)
+	}
+}
+
+// memory is the server's memory after a level: the Go heap and what the
+// runtime took from the OS when the server is in this process, and the
+// resident set (now and at its peak) from /proc.
+type memory struct {
+	heapInuse, sys uint64 // 0 for another process
+	rss, hwm       uint64
+}
+
+func (e *endpoint) memory() memory {
+	var m memory
+	status := "/proc/self/status"
+	switch {
+	case e.srv != nil:
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		m.heapInuse, m.sys = ms.HeapInuse, ms.Sys
+	case e.pid != 0:
+		status = fmt.Sprintf("/proc/%d/status", e.pid)
+	default:
+		return m
+	}
+	m.rss, m.hwm = procStatus(status)
+	return m
+}
+
+// procStatus reads VmRSS and VmHWM, in bytes; 0 where /proc is missing.
+func procStatus(path string) (rss, hwm uint64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		kb, err := strconv.ParseUint(fields[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "VmRSS":
+			rss = kb << 10
+		case "VmHWM":
+			hwm = kb << 10
+		}
+	}
+	return rss, hwm
+}
+
+// cpu is the CPU time, user and system, the server's process has used:
+// this process's when the server is in it. It is 0 when unknown.
+func (e *endpoint) cpu() time.Duration {
+	switch {
+	case e.srv != nil:
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			return 0
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	case e.pid != 0:
+		return procCPU(fmt.Sprintf("/proc/%d/stat", e.pid))
+	}
+	return 0
+}
+
+// procCPU reads utime and stime from /proc/PID/stat. They are in clock
+// ticks of USER_HZ, which Linux fixes at 100 for user space.
+func procCPU(path string) time.Duration {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseUint(fields[11], 10, 64)
+	stime, err2 := strconv.ParseUint(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// readCredentials reads the default profile's key of a shared credentials
+// file.
+func readCredentials(path string) (id, secret string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		switch strings.TrimSpace(k) {
+		case "aws_access_key_id":
+			id = strings.TrimSpace(v)
+		case "aws_secret_access_key":
+			secret = strings.TrimSpace(v)
+		}
+	}
+	if id == "" || secret == "" {
+		return "", "", errors.New(path + " holds no aws_access_key_id and aws_secret_access_key")
+	}
+	return id, secret, nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"leash.dev/leash/localaws"
+)
+
+func TestLocalRefusesBadFlags(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"--data is required", nil, []string{"--data is required", "--data ./leash-data"}},
+		{"a non-loopback address needs --allow-remote", []string{"--data", dir, "--listen", "0.0.0.0:4566"},
+			[]string{"--listen 0.0.0.0:4566", "not a loopback address", "plain HTTP", "--allow-remote"}},
+		{"an address without a port", []string{"--data", dir, "--listen", "127.0.0.1"}, []string{"--listen 127.0.0.1", "host:port"}},
+		{"a throttle rate above 1", []string{"--data", dir, "--throttle-rate", "2"}, []string{"--throttle-rate", "from 0 to 1"}},
+		{"a negative error rate", []string{"--data", dir, "--error-rate", "-0.1"}, []string{"--error-rate", "from 0 to 1"}},
+		{"throttle and error rates adding to more than 1", []string{"--data", dir, "--throttle-rate", "0.6", "--error-rate", "0.6"},
+			[]string{"--throttle-rate and --error-rate", "exceed 1"}},
+		{"a negative latency", []string{"--data", dir, "--latency", "-1s"}, []string{"--latency", "must not be negative"}},
+		{"a duration without a unit", []string{"--data", dir, "--propagation-delay", "5"}, []string{`"--propagation-delay"`, "missing unit"}},
+		{"an account ID that is not 12 digits", []string{"--data", dir, "--account-id", "1234"}, []string{`--account-id "1234"`, "12 digits"}},
+		{"--oidc-jwks without a file", []string{"--data", dir, "--oidc-jwks", "https://kubernetes.default.svc"}, []string{"--oidc-jwks", "ISSUER=FILE"}},
+		{"--oidc-jwks with a missing file", []string{"--data", dir, "--oidc-jwks", "https://kubernetes.default.svc=" + filepath.Join(dir, "none.json")},
+			[]string{"--oidc-jwks https://kubernetes.default.svc", "no such file"}},
+		{"an argument instead of --data", []string{dir}, []string{"unexpected argument", "--data DIR"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := Run(context.Background(), append([]string{"local"}, tt.args...), nil, &out, &errOut)
+			if status != ExitBadInput {
+				t.Fatalf("status %d, want %d; stderr: %s", status, ExitBadInput, errOut.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut.String())
+				}
+			}
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("bad flags created the data folder")
+			}
+		})
+	}
+}
+
+// TestLocalPrintsWhereAndHowThenStops pins what a person sees on start: the
+// URL first, the account, the path of the credentials file but never the
+// key in it, and a command to try; and that a cancelled context (a signal)
+// stops it with status 0.
+func TestLocalPrintsWhereAndHowThenStops(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	status := make(chan int, 1)
+	go func() {
+		status <- Run(ctx, []string{"local", "--data", dir, "--listen", "127.0.0.1:0", "--account-id", "123456789012"}, nil, &out, &errOut)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "Stop with") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no start message after 10s; stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if s := <-status; s != ExitOK {
+		t.Fatalf("status %d after the context was cancelled, want %d; stderr: %s", s, ExitOK, errOut.String())
+	}
+	got := out.String()
+	creds := filepath.Join(dir, localaws.AdminCredentialsFile)
+	if !strings.HasPrefix(got, "leash local: listening on http://127.0.0.1:") {
+		t.Errorf("the first line is not the URL:\n%s", got)
+	}
+	for _, w := range []string{"123456789012", creds, "AWS_SHARED_CREDENTIALS_FILE=" + creds, "aws --endpoint-url http://127.0.0.1:", "iam list-users", "stopped"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, got)
+		}
+	}
+	secrets, err := os.ReadFile(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(secrets), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "aws_secret_access_key" {
+			if strings.Contains(got+errOut.String(), strings.TrimSpace(v)) {
+				t.Errorf("the output holds the administrator's secret key")
+			}
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer that one goroutine writes while another reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
