@@ -42,6 +42,10 @@ type Tx struct {
 	// permissionsChanged is set by a write to a user, role or managed
 	// policy; Store.Update then advances the permissions revision.
 	permissionsChanged bool
+	// users memoizes decoded users in a read transaction, where a request
+	// reads the same user several times (caller, target, operation) and
+	// nothing can change it.
+	users map[string]User
 }
 
 // Now is the time of the transaction: every record it creates carries it, and

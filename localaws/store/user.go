@@ -61,13 +61,23 @@ func (tx *Tx) CreateUser(u User) (User, error) {
 
 // GetUser returns the user of that name, compared without case.
 func (tx *Tx) GetUser(name string) (User, error) {
+	k := key(name)
+	if u, ok := tx.users[k]; ok {
+		return u, nil
+	}
 	var u User
-	found, err := tx.get(bucketUsers, key(name), &u)
+	found, err := tx.get(bucketUsers, k, &u)
 	if err != nil {
 		return User{}, err
 	}
 	if !found {
 		return User{}, refuse(NoSuchEntity, "The user with name %s cannot be found.", name)
+	}
+	if !tx.btx.Writable() {
+		if tx.users == nil {
+			tx.users = map[string]User{}
+		}
+		tx.users[k] = u
 	}
 	return u, nil
 }

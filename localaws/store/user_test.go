@@ -487,3 +487,32 @@ func TestListUsersPagesInNameOrder(t *testing.T) {
 		wantCode(t, err, store.ValidationError)
 	})
 }
+
+func TestReadTransactionsSeeEachCommittedChange(t *testing.T) {
+	s, _ := openStore(t)
+	update(t, s, func(tx *store.Tx) error { return ignore(tx.CreateUser(store.User{Name: "memo"})) })
+	read := func() store.User {
+		var u store.User
+		view(t, s, func(tx *store.Tx) error {
+			var err error
+			if u, err = tx.GetUser("memo"); err != nil {
+				return err
+			}
+			again, err := tx.GetUser("MEMO")
+			if err == nil && again.UserID != u.UserID {
+				t.Errorf("one read transaction saw two users")
+			}
+			return err
+		})
+		return u
+	}
+	if read().PermissionsBoundary != "" {
+		t.Fatal("a new user has no boundary")
+	}
+	update(t, s, func(tx *store.Tx) error {
+		return ignore(tx.PutUserPolicy("memo", "p", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"s3:*","Resource":"*"}}`))
+	})
+	if got := read(); len(got.InlinePolicies) != 1 {
+		t.Errorf("a later read transaction must see the new policy, got %+v", got.InlinePolicies)
+	}
+}
