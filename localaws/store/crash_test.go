@@ -103,9 +103,6 @@ func writeUntilKilled(path string, start int) error {
 // committed is there and whole, that no write is there in part, and that
 // bbolt finds the file consistent.
 func TestKillDuringWritesLosesNoCommit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
 	path := filepath.Join(t.TempDir(), "leash.db")
 	committed := map[int]string{} // write → key ID, over all rounds
 	next := 0
