@@ -193,50 +193,8 @@ func iamRoleOperations(ops map[string]operation) {
 			return roleResult{roleOf(r, true)}, nil
 		},
 	}
-	ops["TagRole"] = operation{
-		target: onRole(requestTags),
-		run: func(c *call) (any, error) {
-			name, err := c.required("RoleName")
-			if err != nil {
-				return nil, err
-			}
-			tags, err := c.tags("Tags")
-			if err != nil {
-				return nil, err
-			}
-			if tags == nil {
-				return nil, c.q.Invalid("Tags", "Member must not be null")
-			}
-			_, err = c.tx.TagRole(name, storeTags(tags))
-			return nil, err
-		},
-	}
-	ops["UntagRole"] = operation{
-		target: onRole(removedTagKeys),
-		run: func(c *call) (any, error) {
-			name, err := c.required("RoleName")
-			if err != nil {
-				return nil, err
-			}
-			keys, err := c.requiredList("TagKeys")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.UntagRole(name, keys)
-			return nil, err
-		},
-	}
-	ops["ListRoleTags"] = operation{
-		readOnly: true,
-		target:   onRole(),
-		run: func(c *call) (any, error) {
-			r, err := c.requiredRole()
-			if err != nil {
-				return nil, err
-			}
-			return listTags(c, r.Tags)
-		},
-	}
+	principalTagOperations(ops, roleKind)
+	inlinePolicyOperations(ops, roleKind)
 	iamRolePolicyOperations(ops)
 }
 
@@ -249,27 +207,8 @@ func (c *call) requiredRole() (store.Role, error) {
 	return c.tx.GetRole(name)
 }
 
-// iamRolePolicyOperations are the operations on roles' inline policies.
+// iamRolePolicyOperations adds GetRolePolicy, whose result names the role.
 func iamRolePolicyOperations(ops map[string]operation) {
-	ops["PutRolePolicy"] = operation{
-		target: onRole(currentBoundary),
-		run: func(c *call) (any, error) {
-			name, err := c.required("RoleName")
-			if err != nil {
-				return nil, err
-			}
-			policyName, err := c.required("PolicyName")
-			if err != nil {
-				return nil, err
-			}
-			doc, err := c.document("PolicyDocument", policy.Identity)
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.PutRolePolicy(name, policyName, doc)
-			return nil, err
-		},
-	}
 	ops["GetRolePolicy"] = operation{
 		readOnly: true,
 		target:   onRole(),
@@ -291,32 +230,6 @@ func iamRolePolicyOperations(ops map[string]operation) {
 				PolicyName     string `xml:"PolicyName"`
 				PolicyDocument string `xml:"PolicyDocument"`
 			}{r.Name, p.Name, query.PolicyDocument(p.Document)}, nil
-		},
-	}
-	ops["ListRolePolicies"] = operation{
-		readOnly: true,
-		target:   onRole(),
-		run: func(c *call) (any, error) {
-			r, err := c.requiredRole()
-			if err != nil {
-				return nil, err
-			}
-			return listInlinePolicies(c, r.Permissions)
-		},
-	}
-	ops["DeleteRolePolicy"] = operation{
-		target: onRole(currentBoundary),
-		run: func(c *call) (any, error) {
-			name, err := c.required("RoleName")
-			if err != nil {
-				return nil, err
-			}
-			policyName, err := c.required("PolicyName")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.DeleteRolePolicy(name, policyName)
-			return nil, err
 		},
 	}
 }

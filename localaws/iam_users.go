@@ -3,7 +3,6 @@ package localaws
 import (
 	"leash.dev/leash/localaws/query"
 	"leash.dev/leash/localaws/store"
-	"leash.dev/leash/policy"
 )
 
 // userShape is IAM's User in results.
@@ -119,50 +118,8 @@ func iamUserOperations(ops map[string]operation) {
 			return nil, c.tx.DeleteUser(name)
 		},
 	}
-	ops["TagUser"] = operation{
-		target: onUser(requestTags),
-		run: func(c *call) (any, error) {
-			name, err := c.required("UserName")
-			if err != nil {
-				return nil, err
-			}
-			tags, err := c.tags("Tags")
-			if err != nil {
-				return nil, err
-			}
-			if tags == nil {
-				return nil, c.q.Invalid("Tags", "Member must not be null")
-			}
-			_, err = c.tx.TagUser(name, storeTags(tags))
-			return nil, err
-		},
-	}
-	ops["UntagUser"] = operation{
-		target: onUser(removedTagKeys),
-		run: func(c *call) (any, error) {
-			name, err := c.required("UserName")
-			if err != nil {
-				return nil, err
-			}
-			keys, err := c.requiredList("TagKeys")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.UntagUser(name, keys)
-			return nil, err
-		},
-	}
-	ops["ListUserTags"] = operation{
-		readOnly: true,
-		target:   onUser(),
-		run: func(c *call) (any, error) {
-			u, err := c.requiredUser()
-			if err != nil {
-				return nil, err
-			}
-			return listTags(c, u.Tags)
-		},
-	}
+	principalTagOperations(ops, userKind)
+	inlinePolicyOperations(ops, userKind)
 	iamUserPolicyOperations(ops)
 }
 
@@ -175,27 +132,8 @@ func (c *call) requiredUser() (store.User, error) {
 	return c.tx.GetUser(name)
 }
 
-// iamUserPolicyOperations are the operations on users' inline policies.
+// iamUserPolicyOperations adds GetUserPolicy, whose result names the user.
 func iamUserPolicyOperations(ops map[string]operation) {
-	ops["PutUserPolicy"] = operation{
-		target: onUser(currentBoundary),
-		run: func(c *call) (any, error) {
-			name, err := c.required("UserName")
-			if err != nil {
-				return nil, err
-			}
-			policyName, err := c.required("PolicyName")
-			if err != nil {
-				return nil, err
-			}
-			doc, err := c.document("PolicyDocument", policy.Identity)
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.PutUserPolicy(name, policyName, doc)
-			return nil, err
-		},
-	}
 	ops["GetUserPolicy"] = operation{
 		readOnly: true,
 		target:   onUser(),
@@ -217,32 +155,6 @@ func iamUserPolicyOperations(ops map[string]operation) {
 				PolicyName     string `xml:"PolicyName"`
 				PolicyDocument string `xml:"PolicyDocument"`
 			}{u.Name, p.Name, query.PolicyDocument(p.Document)}, nil
-		},
-	}
-	ops["ListUserPolicies"] = operation{
-		readOnly: true,
-		target:   onUser(),
-		run: func(c *call) (any, error) {
-			u, err := c.requiredUser()
-			if err != nil {
-				return nil, err
-			}
-			return listInlinePolicies(c, u.Permissions)
-		},
-	}
-	ops["DeleteUserPolicy"] = operation{
-		target: onUser(currentBoundary),
-		run: func(c *call) (any, error) {
-			name, err := c.required("UserName")
-			if err != nil {
-				return nil, err
-			}
-			policyName, err := c.required("PolicyName")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.DeleteUserPolicy(name, policyName)
-			return nil, err
 		},
 	}
 }
