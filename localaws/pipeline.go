@@ -289,6 +289,13 @@ type call struct {
 func (c *call) identity() audit.Identity {
 	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID}
 	switch {
+	case c.webIdentity != nil:
+		// As CloudTrail records AssumeRoleWithWebIdentity: the token's
+		// subject at its issuer.
+		w := c.webIdentity
+		issuer := strings.TrimPrefix(strings.TrimPrefix(w.issuer, "https://"), "http://")
+		id.Type, id.UserName, id.IdentityProvider = "WebIdentityUser", w.claims.Subject, issuer
+		id.PrincipalID = issuer + ":" + strings.Join(w.claims.Audience, ",") + ":" + w.claims.Subject
 	case c.caller.ARN == "":
 	case c.session != nil && c.session.RoleName != "":
 		id.Type = "AssumedRole"

@@ -140,3 +140,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return errors.Join(err, s.audit.Flush())
 }
+
+// FlushAudit writes the audit events buffered so far to the log file.
+func (s *Server) FlushAudit() error { return s.audit.Flush() }

@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/audit"
 )
 
 // issuer is an OIDC issuer on loopback: a discovery document and a key set
@@ -332,5 +333,39 @@ func TestWebIdentityKeysFromFile(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("AssumeRoleWithWebIdentity with keys from a file: %v", err)
+	}
+}
+
+// TestWebIdentityCallsAreAuditedAsCloudTrailDoes: the unsigned call is
+// recorded under the token's subject at its issuer, never with the token.
+func TestWebIdentityCallsAreAuditedAsCloudTrailDoes(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	token := w.iss.sign(t, "RS256", w.claims())
+	if _, err := w.exchange(token); err != nil {
+		t.Fatalf("AssumeRoleWithWebIdentity: %v", err)
+	}
+	if err := w.srv.FlushAudit(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(w.dir, audit.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), token) {
+		t.Fatal("the audit log holds the web identity token")
+	}
+	var found *audit.Event
+	err = audit.Read(strings.NewReader(string(data)), audit.Filter{}, func(e *audit.Event) error {
+		if e.EventName == "AssumeRoleWithWebIdentity" {
+			found = e
+		}
+		return nil
+	})
+	if err != nil || found == nil {
+		t.Fatalf("no AssumeRoleWithWebIdentity event (%v)", err)
+	}
+	id := found.UserIdentity
+	if id.Type != "WebIdentityUser" || id.UserName != serviceAccount || !strings.HasSuffix(id.PrincipalID, ":sts.amazonaws.com:"+serviceAccount) || id.IdentityProvider == "" {
+		t.Errorf("userIdentity = %+v, want a WebIdentityUser for %s", id, serviceAccount)
 	}
 }

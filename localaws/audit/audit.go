@@ -45,6 +45,8 @@ type Identity struct {
 	AccountID   string `json:"accountId,omitempty"`
 	AccessKeyID string `json:"accessKeyId,omitempty"`
 	UserName    string `json:"userName,omitempty"`
+	// IdentityProvider names the issuer of a web identity token.
+	IdentityProvider string `json:"identityProvider,omitempty"`
 }
 
 // Log appends events to a file, one JSON line each. It is safe for
