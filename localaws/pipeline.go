@@ -36,7 +36,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{srv: s, ctx: r.Context(), requestID: newRequestID(), now: s.cfg.Now().UTC(), event: &audit.Event{}}
 	c.sourceIP, _, _ = net.SplitHostPort(r.RemoteAddr)
 	c.secure = r.TLS != nil
-	result, qerr := s.handle(c, w, r)
+	result, qerr := s.handle(c, r)
 	ns := namespaces[c.service]
 	if ns == "" {
 		ns = query.IAMNamespace
@@ -49,7 +49,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.record(c, r, qerr)
 }
 
-func (s *Server) handle(c *call, w http.ResponseWriter, r *http.Request) (any, *query.Error) {
+func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
 	switch s.faults.Next() {
 	case faults.Throttle:
 		return nil, query.Throttling("Rate exceeded")
