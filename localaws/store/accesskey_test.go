@@ -154,7 +154,7 @@ func TestRecordAccessKeyUseWritesOncePerInterval(t *testing.T) {
 	if got := lastUsed(); !got.Date.Equal(c.Now()) || got.ServiceName != "iam" {
 		t.Errorf("a use after the interval was not written: %+v", got)
 	}
-	if err := s.RecordAccessKeyUse(ctx, "ASIAAAAAAAAAAAAAAAAA", store.LastUsed{Date: c.Now()}); err != nil {
+	if err := s.RecordAccessKeyUse(ctx, "ASIAIOSFODNN7EXAMPLE", store.LastUsed{Date: c.Now()}); err != nil {
 		t.Errorf("session keys are ignored, got %v", err)
 	}
 }

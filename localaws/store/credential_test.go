@@ -53,7 +53,7 @@ func TestLookupCredentialFindsKeysAndSessions(t *testing.T) {
 		if c.UserName != "alice" || c.Session == nil {
 			t.Errorf("GetSessionToken credential = %+v", c)
 		}
-		for _, unknown := range []string{"AKIAAAAAAAAAAAAAAAAA", "ASIAAAAAAAAAAAAAAAAA", ""} {
+		for _, unknown := range []string{"AKIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE", ""} {
 			if _, err := tx.LookupCredential(unknown); !errors.Is(err, store.ErrInvalidClientToken) {
 				t.Errorf("LookupCredential(%q) = %v, want InvalidClientTokenId", unknown, err)
 			}
