@@ -17,41 +17,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/test/apiserver"
 )
-
-// assetsDir is where kube-apiserver and etcd are: KUBEBUILDER_ASSETS, else
-// the folder hack/envtest/build.sh builds into by default.
-func assetsDir() string {
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		return dir
-	}
-	cache := os.Getenv("LEASH_CI_CACHE")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "leash-ci")
-	}
-	return filepath.Join(cache, "envtest", "k8s-1.34.4")
-}
 
 // startWithCRD starts kube-apiserver and etcd with the generated CRD
 // installed. It fails, rather than skips, when the binaries are missing.
 func startWithCRD(t *testing.T) client.Client {
 	t.Helper()
-	dir := assetsDir()
-	for _, bin := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s is missing (%v); build kube-apiserver and etcd with\n"+
-				"\texport KUBEBUILDER_ASSETS=\"$(hack/envtest/build.sh)\"\n"+
-				"from the repository root", bin, err)
-		}
-	}
 	s := runtime.NewScheme()
 	if err := corev1.AddToScheme(s); err != nil {
 		t.Fatal(err)
@@ -59,29 +33,12 @@ func startWithCRD(t *testing.T) client.Client {
 	if err := leashv1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: dir,
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd")},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                s,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting the API server from %s: %v", dir, err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping the API server: %v", err)
-		}
-	})
+	srv := apiserver.Start(t, apiserver.Options{Scheme: s, CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}})
+	env := srv.Env
 	if len(env.CRDs) != 1 || env.CRDs[0].Name != "credentialsrequests.cloudcredential.openshift.io" {
 		t.Fatalf("installed CRDs %v; want credentialsrequests.cloudcredential.openshift.io only", env.CRDs)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	return c
+	return srv.Client
 }
 
 // applyAsWritten creates a fixture exactly as its YAML says, the way kubectl
