@@ -37,6 +37,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.sourceIP, _, _ = net.SplitHostPort(r.RemoteAddr)
 	c.secure = r.TLS != nil
 	result, qerr := s.handle(c, r)
+	if s.cfg.AfterCall != nil {
+		code := ""
+		if qerr != nil {
+			code = qerr.Code
+		}
+		s.cfg.AfterCall(c.action, code)
+	}
 	ns := namespaces[c.service]
 	if ns == "" {
 		ns = query.IAMNamespace

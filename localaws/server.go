@@ -48,6 +48,11 @@ type Config struct {
 	// Set, read instead of fetching the issuer's keys: for an issuer leash
 	// local cannot reach, such as a cluster's service-account issuer.
 	JWKSFiles map[string]string
+	// AfterCall, when set, is called once a request's work is done (or
+	// refused) and before its response is sent, with the action and the
+	// error code ("" for success): tests use it to stop a client at an
+	// exact point, such as between two IAM calls.
+	AfterCall func(action, errorCode string)
 }
 
 // Server is an open endpoint: its store, audit log and operations.

@@ -1,0 +1,212 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/iamclient"
+)
+
+// Options configure the operator in a cluster.
+type Options struct {
+	Config Config
+	// IAM says where IAM is; its Credentials are set per root key.
+	IAM iamclient.Config
+	// RootSecret holds the root credentials, unless RootFile is set.
+	RootSecret types.NamespacedName
+	// RootFile is a shared-credentials file with the root key (leash
+	// local's admin-credentials).
+	RootFile string
+	// Namespace, when set, limits the operator to requests in it.
+	Namespace string
+	// Workers is how many requests are synced at once; 0 means 8.
+	Workers int
+	// SweepInterval is how often users no request owns are deleted; 0 means
+	// 10 minutes. SweepGrace spares users younger than it; 0 means 5 minutes.
+	SweepInterval, SweepGrace time.Duration
+	// Recheck is how often unchanged requests are synced again.
+	Recheck time.Duration
+
+	MetricsAddr, ProbeAddr  string
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	// ManyPerProcess lets a process run several operators (tests do);
+	// controller-runtime otherwise refuses a second controller of a kind.
+	ManyPerProcess bool
+	// Registry receives the metrics; nil means controller-runtime's, which
+	// the metrics endpoint serves.
+	Registry prometheus.Registerer
+}
+
+// Scheme is the scheme the operator's clients use.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = leashv1.AddToScheme(s)
+	return s
+}
+
+// NewManager wires the reconciler, the root credentials watch and the sweep
+// into a controller-runtime manager.
+func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) {
+	scheme := Scheme()
+	ours := labels.SelectorFromSet(labels.Set{leashv1.LabelCredentialsRequest: "true"})
+	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		// Only the Secrets leash wrote: a cluster's other Secrets are none of
+		// its business and would cost memory.
+		&corev1.Secret{}: {Label: ours},
+	}}
+	if o.Namespace != "" {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
+		cacheOpts.ByObject[&corev1.Secret{}] = cache.ByObject{Label: ours, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
+	}
+	if o.MetricsAddr == "" {
+		o.MetricsAddr = "0"
+	}
+	if o.ProbeAddr == "" {
+		o.ProbeAddr = "0"
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Cache:                         cacheOpts,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:        o.ProbeAddr,
+		LeaderElection:                o.LeaderElection,
+		LeaderElectionID:              "leash-operator",
+		LeaderElectionNamespace:       o.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, nil, err
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = metricsRegistry()
+	}
+	metrics := NewMetrics(reg)
+	iamCfg := o.IAM
+	iamCfg.Observe = metrics.ObserveIAMCall
+	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
+		c := iamCfg
+		c.Credentials = key.Provider()
+		return iamclient.New(c)
+	}
+	var root RootSource
+	var rootSource source.SyncingSource
+	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck}
+	if o.RootFile != "" {
+		root = FileRoot{Path: o.RootFile}
+	} else {
+		if o.RootSecret.Name == "" {
+			o.RootSecret = types.NamespacedName{Namespace: "kube-system", Name: "aws-creds"}
+		}
+		// The root Secret has its own cache, holding that one Secret.
+		rootCache, err := cache.New(cfg, cache.Options{Scheme: scheme, Mapper: mgr.GetRESTMapper(),
+			DefaultNamespaces: map[string]cache.Config{o.RootSecret.Namespace: {}},
+			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {
+				Field: fields.OneTermEqualSelector("metadata.name", o.RootSecret.Name)}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := mgr.Add(rootCache); err != nil {
+			return nil, nil, err
+		}
+		root = SecretRoot{Reader: rootCache, Namespace: o.RootSecret.Namespace, Name: o.RootSecret.Name}
+		rootSource = source.Kind[client.Object](rootCache, &corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.PassthroughRequests))
+	}
+	prov, err := NewProvisioner(o.Config, root, newIAM,
+		KubeCluster{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}, mgr.GetEventRecorderFor("leash"))
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Provisioner = prov
+	workers := o.Workers
+	if workers == 0 {
+		workers = 8
+	}
+	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, rootSource); err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		runSweeps(ctx, prov, mgr.GetClient(), o)
+		return nil
+	})); err != nil {
+		return nil, nil, err
+	}
+	return mgr, metrics, nil
+}
+
+// runSweeps sweeps at every interval until ctx ends; a failed sweep is
+// logged and tried again at the next one.
+func runSweeps(ctx context.Context, prov *Provisioner, c client.Client, o Options) {
+	interval, grace := o.SweepInterval, o.SweepGrace
+	if interval == 0 {
+		interval = 10 * time.Minute
+	}
+	if grace == 0 {
+		grace = 5 * time.Minute
+	}
+	logger := log.FromContext(ctx).WithName("sweep")
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var list leashv1.CredentialsRequestList
+		if err := c.List(ctx, &list); err != nil {
+			logger.Error(err, "listing CredentialsRequests")
+			continue
+		}
+		live := map[string]bool{}
+		for _, cr := range list.Items {
+			live[string(cr.UID)] = true
+		}
+		deleted, err := prov.Sweep(ctx, live, grace, o.Namespace)
+		if err != nil {
+			logger.Error(err, "sweeping IAM users no request owns")
+		}
+		for _, name := range deleted {
+			logger.Info("deleted an IAM user no request owns", "user", name)
+		}
+	}
+}
+
+// ParseNamespacedName reads "namespace/name".
+func ParseNamespacedName(field, s string) (types.NamespacedName, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return types.NamespacedName{}, fmt.Errorf("%s %q: give namespace/name, such as kube-system/aws-creds", field, s)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}

@@ -1,0 +1,346 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/policy"
+)
+
+// Tags on every minted user. The request's UID is the record of intent:
+// it is set in the same call that creates the user, so a user leash made
+// can always be traced to its request, adopted after a crash, or swept.
+const (
+	TagCluster    = "leash.dev/cluster"
+	TagRequestUID = "leash.dev/request-uid"
+	TagRequest    = "leash.dev/request"
+)
+
+// mintedUser is the user a request owns: its name, path and ARN, all
+// derived from the cluster and the request, so a restart finds them again.
+type mintedUser struct {
+	name, path, arn, policy string
+}
+
+func (p *Provisioner) userFor(cr *leashv1.CredentialsRequest, root iamclient.Identity) mintedUser {
+	name := userName(p.cfg.ClusterName, cr.Namespace, cr.Name, string(cr.UID))
+	path := userPath(p.cfg.ClusterName)
+	return mintedUser{name: name, path: path, policy: policyName(name),
+		arn: fmt.Sprintf("arn:%s:iam::%s:user%s%s", partition(root.ARN), root.Account, path, name)}
+}
+
+// partition is the ARN partition (aws, aws-cn, aws-us-gov) of an ARN.
+func partition(arn string) string {
+	parts := strings.SplitN(arn, ":", 3)
+	if len(parts) < 3 || parts[1] == "" {
+		return "aws"
+	}
+	return parts[1]
+}
+
+// mint keeps an IAM user, its policy and one working key in step with the
+// request. Every step is idempotent and the order is chosen so that a crash
+// between any two IAM calls leaves nothing a later sync cannot adopt or
+// delete: the user is created with its ownership tags, a key is published
+// only after it is proven to work, and a key is deleted only after the
+// Secret no longer names it.
+func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
+	rc, _, err := p.rootClient(ctx)
+	if err != nil {
+		return err
+	}
+	u := p.userFor(cr, rc.identity)
+	out.User, out.Policy, out.Granted = u.name, u.policy, grantedActions(spec)
+	doc, want, err := requestedPolicy(spec, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
+	if err != nil {
+		return err // nothing created yet
+	}
+	user, fresh, err := p.ensureUser(ctx, rc.iam, cr, u)
+	if err != nil {
+		return err
+	}
+	out.Principal = user.ARN
+	if err := p.ensurePolicy(ctx, rc.iam, cr, u, fresh, doc, want); err != nil {
+		return err
+	}
+	return p.ensureKey(ctx, rc.iam, cr, u, fresh, out)
+}
+
+// ensureUser creates the user or adopts the one a previous sync made.
+// fresh is true when this call created it, so that nothing can be attached
+// to it yet and the reads that follow can be skipped.
+func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser) (iamclient.User, bool, error) {
+	var user iamclient.User
+	var err error
+	fresh := false
+	if known := knownUser(cr); known == u.name {
+		user, err = c.GetUser(ctx, u.name)
+	} else {
+		err = errNotFoundYet
+	}
+	if iamclient.IsNotFound(err) || err == errNotFoundYet {
+		user, err = c.CreateUser(ctx, iamclient.NewUser{Name: u.name, Path: u.path, Boundary: p.cfg.Boundary, Tags: map[string]string{
+			TagCluster: p.cfg.ClusterName, TagRequestUID: string(cr.UID), TagRequest: cr.Namespace + "/" + cr.Name,
+			"kubernetes.io/cluster/" + p.cfg.ClusterName: "owned",
+		}})
+		if err == nil {
+			fresh = true
+			p.event(cr, "UserCreated", "created IAM user %s", u.name)
+		} else if iamclient.IsAlreadyExists(err) {
+			user, err = c.GetUser(ctx, u.name)
+		}
+	}
+	if err != nil {
+		return user, false, err
+	}
+	if owner := user.Tags[TagRequestUID]; owner != string(cr.UID) {
+		return user, false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UserNameTaken",
+			Message: fmt.Sprintf("IAM user %s exists but is not this request's (its %s tag is %q); delete or rename it, or change --cluster-name", u.name, TagRequestUID, owner)}
+	}
+	if !fresh && user.Boundary != p.cfg.Boundary {
+		if p.cfg.Boundary == "" {
+			err = c.DeleteUserBoundary(ctx, u.name)
+		} else {
+			err = c.PutUserBoundary(ctx, u.name, p.cfg.Boundary)
+		}
+		if err != nil {
+			return user, false, err
+		}
+		p.event(cr, "BoundaryUpdated", "set the permissions boundary of IAM user %s to %q", u.name, p.cfg.Boundary)
+	}
+	return user, fresh, nil
+}
+
+// errNotFoundYet stands for "no earlier sync recorded a user".
+var errNotFoundYet = fmt.Errorf("user not recorded")
+
+// knownUser is the user name an earlier sync recorded in the status.
+func knownUser(cr *leashv1.CredentialsRequest) string {
+	st, _ := providerStatus(cr)
+	return st.User
+}
+
+// ensurePolicy writes the inline policy unless IAM already holds the same
+// document: compared parsed, so that IAM's reformatting or reordering is
+// not a change.
+func (p *Provisioner) ensurePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
+	if !fresh {
+		cur, err := c.UserPolicy(ctx, u.name, u.policy)
+		switch {
+		case err == nil:
+			if have, perr := policy.Parse([]byte(cur), policy.Identity); perr == nil && policy.Equivalent(have, want) {
+				return nil
+			}
+		case !iamclient.IsNotFound(err):
+			return err
+		}
+	}
+	if err := c.PutUserPolicy(ctx, u.name, u.policy, doc); err != nil {
+		return err
+	}
+	if fresh {
+		p.event(cr, "PolicyCreated", "wrote inline policy %s of IAM user %s", u.policy, u.name)
+	} else {
+		p.event(cr, "PolicyUpdated", "updated inline policy %s of IAM user %s to match spec.providerSpec.statementEntries", u.policy, u.name)
+	}
+	return nil
+}
+
+// rotateAfter is the request's maximum key age.
+func (p *Provisioner) rotateAfter(cr *leashv1.CredentialsRequest) (time.Duration, error) {
+	v, ok := cr.Annotations[AnnotationRotateAfter]
+	if !ok {
+		return p.cfg.RotateAfter, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, &InputError{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
+			Msg: fmt.Sprintf("%q is not a duration; use Go's form such as 720h or 90m, or 0 to never rotate", v)}
+	}
+	return d, nil
+}
+
+// ensureKey keeps exactly one published, working key (two while a rotated
+// key's grace runs) and deletes every other key of the user: such a key was
+// created by a sync that crashed before publishing it, and its secret is
+// lost.
+func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, out *Outcome) error {
+	maxAge, err := p.rotateAfter(cr)
+	if err != nil {
+		return err
+	}
+	ref := cr.Spec.SecretRef
+	secret, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	var keys []iamclient.KeyInfo
+	if !fresh {
+		if keys, err = c.AccessKeys(ctx, u.name); err != nil {
+			return err
+		}
+	}
+	published, previous := "", ""
+	var retireAt time.Time
+	if ownedBy(secret, cr) {
+		published = string(secret.Data[SecretKeyID])
+		previous = secret.Annotations[annotationPreviousKey]
+		retireAt = timeAnnotation(secret, annotationRetireAt)
+	}
+	now := p.now()
+	var current *iamclient.KeyInfo
+	var kept []iamclient.KeyInfo
+	for i, k := range keys {
+		switch {
+		case k.ID == published:
+			current = &keys[i]
+			kept = append(kept, k)
+		case k.ID == previous && now.Before(retireAt):
+			kept = append(kept, k)
+		default:
+			if err := c.DeleteAccessKey(ctx, u.name, k.ID); err != nil {
+				return err
+			}
+			p.event(cr, "AccessKeyDeleted", "deleted access key %s of IAM user %s (%s)", k.ID, u.name, retiredWhy(k.ID == previous))
+		}
+	}
+	due := current == nil || (maxAge > 0 && now.Sub(current.Created) >= maxAge)
+	if !due {
+		out.Provisioned, out.KeyCreated = true, current.Created
+		out.RequeueAfter = nextWake(now, current.Created, maxAge, previousRetire(kept, current, retireAt))
+		if previous != "" && len(kept) == 1 {
+			return p.forgetPrevious(ctx, secret)
+		}
+		return nil
+	}
+	if len(kept) >= 2 { // IAM allows two keys: retire the older early
+		old := kept[0]
+		if current != nil && old.ID == current.ID {
+			old = kept[1]
+		}
+		if err := c.DeleteAccessKey(ctx, u.name, old.ID); err != nil {
+			return err
+		}
+		p.event(cr, "AccessKeyDeleted", "deleted access key %s of IAM user %s early to make room for a rotation", old.ID, u.name)
+	}
+	key, info, err := c.CreateAccessKey(ctx, u.name)
+	if err != nil {
+		return err
+	}
+	if err := p.prove(ctx, c, key, u.arn); err != nil {
+		if derr := c.DeleteAccessKey(ctx, u.name, key.ID); derr != nil {
+			err = fmt.Errorf("%w (and deleting the unproven key failed: %v)", err, derr)
+		}
+		return err
+	}
+	s := newSecret(cr, staticKeyData(key))
+	s.Annotations[annotationKeyCreated] = formatTime(info.Created)
+	rotated := current != nil
+	if rotated {
+		s.Annotations[annotationPreviousKey] = current.ID
+		s.Annotations[annotationRetireAt] = formatTime(now.Add(p.cfg.RotationGrace))
+	}
+	if err := p.cluster.WriteSecret(ctx, s); err != nil {
+		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if rotated {
+		p.event(cr, "AccessKeyRotated", "published new access key %s of IAM user %s; the previous key %s is deleted after %v", key.ID, u.name, current.ID, p.cfg.RotationGrace)
+		if p.cfg.RotationGrace == 0 {
+			if err := c.DeleteAccessKey(ctx, u.name, current.ID); err != nil {
+				return err
+			}
+		}
+	} else {
+		p.event(cr, "AccessKeyCreated", "published access key %s of IAM user %s in Secret %s/%s", key.ID, u.name, ref.Namespace, ref.Name)
+	}
+	out.Provisioned, out.KeyCreated = true, info.Created
+	out.RequeueAfter = nextWake(now, info.Created, maxAge, now.Add(p.cfg.RotationGrace))
+	return nil
+}
+
+func retiredWhy(previous bool) string {
+	if previous {
+		return "its rotation grace period ended"
+	}
+	return "no Secret publishes it"
+}
+
+// previousRetire is when a kept previous key is due for deletion; zero when
+// there is none.
+func previousRetire(kept []iamclient.KeyInfo, current *iamclient.KeyInfo, retireAt time.Time) time.Time {
+	for _, k := range kept {
+		if current == nil || k.ID != current.ID {
+			return retireAt
+		}
+	}
+	return time.Time{}
+}
+
+// nextWake is how long until a key is due for rotation or retirement; 0
+// when neither will happen.
+func nextWake(now, created time.Time, maxAge time.Duration, retire time.Time) time.Duration {
+	var waits []time.Duration
+	if maxAge > 0 {
+		waits = append(waits, created.Add(maxAge).Sub(now))
+	}
+	if retire.After(now) {
+		waits = append(waits, retire.Sub(now))
+	}
+	if len(waits) == 0 {
+		return 0
+	}
+	return max(slices.Min(waits), time.Second)
+}
+
+// forgetPrevious drops the record of a previous key once it is deleted.
+func (p *Provisioner) forgetPrevious(ctx context.Context, s *corev1.Secret) error {
+	s = s.DeepCopy()
+	delete(s.Annotations, annotationPreviousKey)
+	delete(s.Annotations, annotationRetireAt)
+	return p.cluster.WriteSecret(ctx, s)
+}
+
+// prove waits until the new key works and belongs to the user: IAM takes
+// seconds to make a new key usable, and a Secret must never hold a key
+// that does not work yet.
+func (p *Provisioner) prove(ctx context.Context, c *iamclient.Client, key iamclient.AccessKey, arn string) error {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.ProofTimeout)
+	defer cancel()
+	kc := c.WithKey(key)
+	wait := 250 * time.Millisecond
+	for {
+		id, err := kc.CallerIdentity(ctx)
+		if err == nil {
+			if id.ARN != arn {
+				return fmt.Errorf("new access key %s acts as %s, not %s", key.ID, id.ARN, arn)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("new access key %s did not start working within %v: %w", key.ID, p.cfg.ProofTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// grantedActions lists the actions the request's Allow statements grant.
+func grantedActions(spec *leashv1.AWSProviderSpec) []string {
+	var actions []string
+	for _, e := range spec.StatementEntries {
+		if e.Effect == "Allow" {
+			actions = append(actions, e.Action...)
+		}
+	}
+	return actions
+}

@@ -1,0 +1,164 @@
+package operator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
+)
+
+// passthrough copies the root credentials into the Secret, but only after
+// the engine has shown that the root principal is allowed every requested
+// action on the requested resources under the requested conditions. A
+// root key rotation reaches every passthrough Secret on the next sync.
+func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
+	if _, _, err := requestedPolicy(spec); err != nil {
+		return err
+	}
+	rc, root, err := p.rootClient(ctx)
+	if err != nil {
+		return err
+	}
+	out.Principal, out.Granted = rc.identity.ARN, grantedActions(spec)
+	denials, err := lacks(ctx, rc.iam, rc.perms, rc.identity.ARN, spec)
+	if err != nil {
+		return err
+	}
+	if len(denials) > 0 {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RootLacksPermissions",
+			Message: denialsMessage("the root credentials ("+rc.identity.ARN+")", denials) +
+				"; grant them to the root principal, or use Mint or Manual mode"}
+	}
+	ref := cr.Spec.SecretRef
+	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	data := staticKeyData(root.Key)
+	out.Provisioned = true
+	if ownedBy(cur, cr) && sameData(cur.Data, data) {
+		return nil
+	}
+	s := newSecret(cr, data)
+	s.Annotations[annotationRootVersion] = root.Version
+	if err := p.cluster.WriteSecret(ctx, s); err != nil {
+		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	p.event(cr, "RootCredentialsCopied", "copied the root credentials (%s, key %s) into Secret %s/%s", rc.identity.ARN, root.Key.ID, ref.Namespace, ref.Name)
+	return nil
+}
+
+func sameData(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !bytes.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// manual never writes the Secret: it reports whether the administrator's
+// Secret exists and is well formed and, when it holds a key, which of the
+// requested permissions the key's principal lacks — the check to run before
+// an upgrade that adds permissions.
+func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
+	if _, _, err := requestedPolicy(spec); err != nil {
+		return err
+	}
+	out.Granted = grantedActions(spec)
+	ref := cr.Spec.SecretRef
+	s, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if s == nil {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "SecretMissing",
+			Message: fmt.Sprintf("Manual mode: create Secret %s/%s with keys %s and %s (or a %s file); leash does not write it",
+				ref.Namespace, ref.Name, SecretKeyID, SecretKeySecret, SecretKeyCredentials)}
+	}
+	key, problem := secretKey(s)
+	if problem == "web-identity" {
+		out.Provisioned = true
+		return nil // a role's web identity: nothing to sign with here
+	}
+	if problem != "" {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "SecretMalformed",
+			Message: fmt.Sprintf("Manual mode: Secret %s/%s %s", ref.Namespace, ref.Name, problem)}
+	}
+	kc := p.newIAM(key)
+	id, err := kc.CallerIdentity(ctx)
+	if iamclient.IsInvalidKey(err) {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "InvalidKey",
+			Message: fmt.Sprintf("Manual mode: the key %s in Secret %s/%s is not a valid AWS key; replace it", key.ID, ref.Namespace, ref.Name)}
+	}
+	if err != nil {
+		return err
+	}
+	out.Principal = id.ARN
+	// Read the principal's policies with the root credentials when there
+	// are any (a controller's key may not read its own), else with its key.
+	reader, cache := kc, newPermissionCache(0, p.now)
+	if rc, _, rerr := p.rootClient(ctx); rerr == nil {
+		reader, cache = rc.iam, rc.perms
+	}
+	denials, err := lacks(ctx, reader, cache, id.ARN, spec)
+	if err != nil {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+			Message: fmt.Sprintf("Manual mode: cannot check the permissions of %s: %v; allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials", id.ARN, err)}
+	}
+	if len(denials) > 0 {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "MissingPermissions",
+			Message: "Manual mode: " + denialsMessage(id.ARN+" (the key in Secret "+ref.Namespace+"/"+ref.Name+")", denials) +
+				"; grant them before the workload needs them"}
+	}
+	out.Provisioned = true
+	return nil
+}
+
+// sts writes a web-identity credentials file for the role the request
+// names: pods assume it with their projected service account token, and no
+// long-lived key exists.
+func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
+	if _, _, err := requestedPolicy(spec); err != nil {
+		return err
+	}
+	if kind, _, ok := iamclient.PrincipalName(spec.STSIAMRoleARN); !ok || kind != "role" {
+		return &InputError{Field: "spec.providerSpec.stsIAMRoleARN",
+			Msg: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)", spec.STSIAMRoleARN)}
+	}
+	out.Principal, out.Granted = spec.STSIAMRoleARN, grantedActions(spec)
+	tokenPath := cr.Spec.CloudTokenPath
+	if tokenPath == "" {
+		tokenPath = leashv1.DefaultCloudTokenPath
+	}
+	data := map[string][]byte{SecretKeyCredentials: []byte(credfile.WebIdentity(spec.STSIAMRoleARN, tokenPath))}
+	ref := cr.Spec.SecretRef
+	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if !ownedBy(cur, cr) || !sameData(cur.Data, data) {
+		if err := p.cluster.WriteSecret(ctx, newSecret(cr, data)); err != nil {
+			return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		}
+		p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", spec.STSIAMRoleARN, ref.Namespace, ref.Name)
+	}
+	out.Provisioned = true
+	// With root credentials at hand, check the role carries the requested
+	// permissions: the Secret is written either way, as the role is the
+	// administrator's to fix.
+	if rc, _, err := p.rootClient(ctx); err == nil {
+		denials, err := lacks(ctx, rc.iam, rc.perms, spec.STSIAMRoleARN, spec)
+		if err == nil && len(denials) > 0 {
+			return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
+				Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
+		}
+	}
+	return nil
+}

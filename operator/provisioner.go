@@ -1,0 +1,289 @@
+// Package operator turns CredentialsRequests into credentials: it mints an
+// IAM user per request, passes checked root credentials through, checks
+// manually provided Secrets, or writes web-identity configuration for STS.
+// The same Provisioner runs in the cluster (Reconciler) and over a folder of
+// manifests (leash apply); only where Secrets are kept differs.
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/iamclient"
+)
+
+// Annotations a user sets on a CredentialsRequest.
+const (
+	// AnnotationMode overrides the cluster's mode for one request: Mint,
+	// Passthrough or Manual.
+	AnnotationMode = "leash.dev/mode"
+	// AnnotationRotateAfter is the maximum age of a minted key, such as
+	// 720h; "0" turns rotation off for the request.
+	AnnotationRotateAfter = "leash.dev/rotate-after"
+)
+
+// Config is how the operator provisions, the same for every request unless
+// a request's annotations say otherwise.
+type Config struct {
+	// Mode is the cluster's credentials mode.
+	Mode leashv1.CredentialsMode
+	// ClusterName prefixes minted users' names and is part of their path
+	// and tags.
+	ClusterName string
+	// RotateAfter is the default maximum age of a minted key; 0 never
+	// rotates.
+	RotateAfter time.Duration
+	// RotationGrace is how long a rotated-out key keeps working after its
+	// successor is published, so that pods reading the old Secret finish.
+	RotationGrace time.Duration
+	// Boundary is the ARN of a managed policy set as every minted user's
+	// permissions boundary; empty sets none.
+	Boundary string
+	// ProofTimeout bounds how long a new key may take to work (IAM's
+	// propagation delay) before it is deleted and the mint retried.
+	ProofTimeout time.Duration
+}
+
+// Validate names the setting that is wrong and how to fix it.
+func (c *Config) Validate() error {
+	switch c.Mode {
+	case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual:
+	default:
+		return fmt.Errorf("mode %q: use Mint, Passthrough or Manual", c.Mode)
+	}
+	if err := validateClusterName(c.ClusterName); err != nil {
+		return err
+	}
+	if c.RotateAfter < 0 || c.RotationGrace < 0 {
+		return errors.New("rotate-after and rotation grace must not be negative (e.g. 720h and 10m)")
+	}
+	if c.ProofTimeout == 0 {
+		c.ProofTimeout = 2 * time.Minute
+	}
+	return nil
+}
+
+// Cluster is where Secrets and namespaces live: the API server, or a folder
+// of manifests for leash apply.
+type Cluster interface {
+	NamespaceExists(ctx context.Context, name string) (bool, error)
+	// Secret returns nil, nil when the Secret does not exist.
+	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+	// WriteSecret creates or replaces a Secret.
+	WriteSecret(ctx context.Context, s *corev1.Secret) error
+	// DeleteSecret deletes a Secret; one already gone is not an error.
+	DeleteSecret(ctx context.Context, namespace, name string) error
+}
+
+// Recorder receives Kubernetes Events, one per IAM change (client-go's
+// record.EventRecorder is one).
+type Recorder interface {
+	Event(object runtime.Object, eventtype, reason, message string)
+}
+
+// Root is the administrator's credentials: the key leash mints with and,
+// in passthrough mode, the key it hands out.
+type Root struct {
+	Key iamclient.AccessKey
+	// Version changes whenever the credentials do (a Secret's
+	// resourceVersion, a file's key ID).
+	Version string
+	// Source names where they came from, for messages.
+	Source string
+}
+
+// RootSource reads the root credentials; ErrNoRoot when there are none.
+type RootSource interface {
+	Root(ctx context.Context) (Root, error)
+}
+
+// ErrNoRoot means no root credentials are configured or the Secret holding
+// them is missing.
+var ErrNoRoot = errors.New("no root credentials")
+
+// IAMFactory builds an IAM client that signs with a key.
+type IAMFactory func(key iamclient.AccessKey) *iamclient.Client
+
+// Provisioner does the work for one request at a time; it is safe for
+// concurrent use by several workers on different requests.
+type Provisioner struct {
+	cfg     Config
+	root    RootSource
+	newIAM  IAMFactory
+	cluster Cluster
+	events  Recorder
+	now     func() time.Time
+
+	mu      sync.Mutex
+	clients map[string]*rootClient // by root key ID
+}
+
+// rootClient is an IAM client for a root key, with who it is.
+type rootClient struct {
+	iam      *iamclient.Client
+	identity iamclient.Identity
+	perms    *permissionCache
+}
+
+// NewProvisioner checks cfg and returns a provisioner.
+func NewProvisioner(cfg Config, root RootSource, newIAM IAMFactory, cluster Cluster, events Recorder) (*Provisioner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Provisioner{cfg: cfg, root: root, newIAM: newIAM, cluster: cluster, events: events,
+		now: time.Now, clients: map[string]*rootClient{}}, nil
+}
+
+// Failure is a condition the request's status must show as True.
+type Failure struct {
+	Type    leashv1.CredentialsRequestConditionType
+	Reason  string
+	Message string
+}
+
+func (f *Failure) Error() string { return f.Reason + ": " + f.Message }
+
+// Outcome is what one sync did and found.
+type Outcome struct {
+	Mode leashv1.CredentialsMode
+	// Principal is the ARN the credentials act as.
+	Principal string
+	// User and Policy are the minted user and its policy.
+	User, Policy string
+	// Provisioned is true when the Secret holds the credentials.
+	Provisioned bool
+	// Failure is the problem to report, nil when none.
+	Failure *Failure
+	// Granted lists the actions the credentials were checked or minted for.
+	Granted []string
+	// KeyCreated is when the published key was made (mint only).
+	KeyCreated time.Time
+	// RequeueAfter asks for the next sync (a rotation or a key's retirement).
+	RequeueAfter time.Duration
+}
+
+// modeOf is the request's mode: its annotation, else the cluster's; Manual
+// with a role ARN is STS.
+func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec) (leashv1.CredentialsMode, error) {
+	mode := p.cfg.Mode
+	if m, ok := cr.Annotations[AnnotationMode]; ok {
+		switch leashv1.CredentialsMode(m) {
+		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual:
+			mode = leashv1.CredentialsMode(m)
+		default:
+			return "", &InputError{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough or Manual", m)}
+		}
+	}
+	if mode == leashv1.ModeManual && spec.STSIAMRoleARN != "" {
+		return leashv1.ModeSTS, nil
+	}
+	return mode, nil
+}
+
+// Sync brings the request's credentials in line with its spec. A returned
+// error is transient (IAM or the API server failed) and worth a retry;
+// problems the user must fix are in Outcome.Failure.
+func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) (Outcome, error) {
+	spec, err := awsSpec(cr)
+	if errors.Is(err, errNotAWS) {
+		return Outcome{Failure: &Failure{Type: leashv1.Ignored, Reason: "NotAWS",
+			Message: "spec.providerSpec is for another cloud; leash manages AWS requests only"}}, nil
+	}
+	if err != nil {
+		return Outcome{Failure: inputFailure(err)}, nil
+	}
+	mode, err := p.modeOf(cr, spec)
+	if err != nil {
+		return Outcome{Failure: inputFailure(err)}, nil
+	}
+	out := Outcome{Mode: mode}
+	ref := cr.Spec.SecretRef
+	if ref.Name == "" || ref.Namespace == "" {
+		out.Failure = inputFailure(&InputError{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
+		return out, nil
+	}
+	ok, err := p.cluster.NamespaceExists(ctx, ref.Namespace)
+	if err != nil {
+		return out, fmt.Errorf("read namespace %s: %w", ref.Namespace, err)
+	}
+	if !ok {
+		out.Failure = &Failure{Type: leashv1.MissingTargetNamespace, Reason: "NamespaceNotFound",
+			Message: fmt.Sprintf("namespace %s of spec.secretRef does not exist; create it, and the Secret follows", ref.Namespace)}
+		return out, nil
+	}
+	var syncErr error
+	switch mode {
+	case leashv1.ModeMint:
+		syncErr = p.mint(ctx, cr, spec, &out)
+	case leashv1.ModePassthrough:
+		syncErr = p.passthrough(ctx, cr, spec, &out)
+	case leashv1.ModeManual:
+		syncErr = p.manual(ctx, cr, spec, &out)
+	case leashv1.ModeSTS:
+		syncErr = p.sts(ctx, cr, spec, &out)
+	}
+	var f *Failure
+	switch {
+	case errors.As(syncErr, &f):
+		out.Failure = f
+		return out, nil
+	case syncErr != nil:
+		var in *InputError
+		if errors.As(syncErr, &in) {
+			out.Failure = inputFailure(in)
+			return out, nil
+		}
+		out.Failure = &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "CloudError", Message: syncErr.Error() + "; retrying with backoff"}
+		return out, syncErr
+	}
+	return out, nil
+}
+
+func inputFailure(err error) *Failure {
+	return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest", Message: err.Error()}
+}
+
+// rootClient returns the IAM client for the current root credentials.
+func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error) {
+	root, err := p.root.Root(ctx)
+	if errors.Is(err, ErrNoRoot) {
+		return nil, root, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RootCredentialsMissing", Message: err.Error()}
+	}
+	if err != nil {
+		return nil, root, err
+	}
+	p.mu.Lock()
+	rc := p.clients[root.Key.ID]
+	p.mu.Unlock()
+	if rc != nil {
+		return rc, root, nil
+	}
+	c := p.newIAM(root.Key)
+	id, err := c.CallerIdentity(ctx)
+	if iamclient.IsInvalidKey(err) {
+		return nil, root, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RootCredentialsInvalid",
+			Message: fmt.Sprintf("the root credentials in %s are not a valid AWS key; replace them", root.Source)}
+	}
+	if err != nil {
+		return nil, root, err
+	}
+	rc = &rootClient{iam: c, identity: id, perms: newPermissionCache(time.Minute, p.now)}
+	p.mu.Lock()
+	p.clients = map[string]*rootClient{root.Key.ID: rc} // forget rotated-out keys
+	p.mu.Unlock()
+	return rc, root, nil
+}
+
+// event records an IAM change on the request.
+func (p *Provisioner) event(cr *leashv1.CredentialsRequest, reason, format string, args ...any) {
+	if p.events != nil {
+		p.events.Event(cr, corev1.EventTypeNormal, reason, fmt.Sprintf(format, args...))
+	}
+}

@@ -1,0 +1,207 @@
+package operator
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	leashv1 "leash.dev/leash/api/v1"
+)
+
+// Reconciler runs the Provisioner for CredentialsRequests in a cluster:
+// one request per call, status and finalizer written back, problems as
+// conditions, IAM changes as Events.
+type Reconciler struct {
+	Client      client.Client
+	Provisioner *Provisioner
+	Metrics     *Metrics
+	// Recheck is how often requests are synced with no change, so that drift
+	// (a deleted key, a changed root policy) is found: 0 means 10 minutes.
+	Recheck time.Duration
+	Now     func() time.Time
+}
+
+// secretRefNamespace indexes requests by the namespace of their Secret, so
+// that a namespace's creation wakes the requests waiting for it.
+const secretRefNamespace = "spec.secretRef.namespace"
+
+// SetupWithManager registers the reconciler. rootSecret, when set, is the
+// root credentials Secret, watched through its own cache so that a root
+// rotation reaches every passthrough request.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, rootCache source.SyncingSource) error {
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Recheck == 0 {
+		r.Recheck = 10 * time.Minute
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &leashv1.CredentialsRequest{}, secretRefNamespace,
+		func(o client.Object) []string { return []string{o.(*leashv1.CredentialsRequest).Spec.SecretRef.Namespace} }); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&leashv1.CredentialsRequest{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deleting))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.waitingFor)).
+		WithOptions(opts)
+	if rootCache != nil {
+		b = b.WatchesRawSource(rootCache)
+	}
+	return b.Complete(r)
+}
+
+// PassthroughRequests enqueues every request whose credentials come from the
+// root key, for a root rotation.
+func (r *Reconciler) PassthroughRequests(ctx context.Context, _ client.Object) []reconcile.Request {
+	var list leashv1.CredentialsRequestList
+	if err := r.Client.List(ctx, &list); err != nil {
+		log.FromContext(ctx).Error(err, "listing CredentialsRequests after a root credentials change")
+		return nil
+	}
+	var out []reconcile.Request
+	for _, cr := range list.Items {
+		if cr.Status.Mode == leashv1.ModePassthrough || cr.Status.Mode == "" {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name}})
+		}
+	}
+	return out
+}
+
+// deleting passes updates that set a deletion timestamp.
+var deleting = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return e.ObjectNew.GetDeletionTimestamp() != nil
+}}
+
+// secretOwner maps a Secret leash wrote to its request.
+func secretOwner(_ context.Context, o client.Object) []reconcile.Request {
+	ref, ok := o.GetAnnotations()[leashv1.AnnotationCredentialsRequest]
+	if !ok {
+		return nil
+	}
+	ns, name, ok := cutSlash(ref)
+	if !ok {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// waitingFor maps a namespace to the requests whose Secret goes there.
+func (r *Reconciler) waitingFor(ctx context.Context, o client.Object) []reconcile.Request {
+	var list leashv1.CredentialsRequestList
+	if err := r.Client.List(ctx, &list, client.MatchingFields{secretRefNamespace: o.GetName()}); err != nil {
+		log.FromContext(ctx).Error(err, "listing CredentialsRequests for a namespace", "namespace", o.GetName())
+		return nil
+	}
+	var out []reconcile.Request
+	for _, cr := range list.Items {
+		if c := findCondition(&cr.Status, leashv1.MissingTargetNamespace); c != nil && c.Status == corev1.ConditionTrue {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name}})
+		}
+	}
+	return out
+}
+
+// Reconcile syncs one request.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	start := r.Now()
+	cr := &leashv1.CredentialsRequest{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return r.remove(ctx, cr)
+	}
+	if _, err := awsSpec(cr); err == nil && !controllerutil.ContainsFinalizer(cr, leashv1.FinalizerDeprovision) {
+		// The finalizer goes on before any cloud resource exists, so that a
+		// deletion always waits for the cleanup.
+		patch := client.MergeFrom(cr.DeepCopy())
+		controllerutil.AddFinalizer(cr, leashv1.FinalizerDeprovision)
+		if err := r.Client.Patch(ctx, cr, patch); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	out, syncErr := r.Provisioner.Sync(ctx, cr)
+	r.Metrics.observeReconcile(string(out.Mode), syncErr, r.Now().Sub(start))
+	r.Metrics.record(req.NamespacedName, out)
+	before := cr.Status.DeepCopy()
+	applyOutcome(cr, out, syncErr == nil, metav1.NewTime(r.Now()))
+	if statusChanged(before, &cr.Status) {
+		if err := r.Client.Status().Update(ctx, cr); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, err
+		}
+	}
+	if syncErr != nil {
+		log.FromContext(ctx).Info("sync failed; retrying with backoff", "error", syncErr.Error())
+		return ctrl.Result{}, syncErr
+	}
+	next := r.Recheck
+	if out.RequeueAfter > 0 && out.RequeueAfter < next {
+		next = out.RequeueAfter
+	}
+	return ctrl.Result{RequeueAfter: next}, nil
+}
+
+// remove deprovisions a request being deleted, then lets it go.
+func (r *Reconciler) remove(ctx context.Context, cr *leashv1.CredentialsRequest) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(cr, leashv1.FinalizerDeprovision) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Provisioner.Remove(ctx, cr); err != nil {
+		setDeprovisionFailure(cr, err, metav1.NewTime(r.Now()))
+		if uerr := r.Client.Status().Update(ctx, cr); uerr != nil && !apierrors.IsConflict(uerr) && !apierrors.IsNotFound(uerr) {
+			log.FromContext(ctx).Error(uerr, "recording the deprovision failure")
+		}
+		return ctrl.Result{}, err
+	}
+	patch := client.MergeFrom(cr.DeepCopy())
+	controllerutil.RemoveFinalizer(cr, leashv1.FinalizerDeprovision)
+	if err := r.Client.Patch(ctx, cr, patch); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	r.Metrics.forget(types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name})
+	return ctrl.Result{}, nil
+}
+
+// statusChanged ignores the probe and sync times, so that a sync that finds
+// nothing new does not write the status.
+func statusChanged(a, b *leashv1.CredentialsRequestStatus) bool {
+	strip := func(s *leashv1.CredentialsRequestStatus) leashv1.CredentialsRequestStatus {
+		c := *s.DeepCopy()
+		c.LastSyncTimestamp = nil
+		for i := range c.Conditions {
+			c.Conditions[i].LastProbeTime = metav1.Time{}
+		}
+		return c
+	}
+	return !reflect.DeepEqual(strip(a), strip(b))
+}
+
+func cutSlash(s string) (string, string, bool) {
+	ns, name, ok := strings.Cut(s, "/")
+	return ns, name, ok && ns != "" && name != ""
+}

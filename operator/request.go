@@ -1,0 +1,160 @@
+package operator
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/policy"
+)
+
+// inlinePolicyLimit is IAM's size limit for a user's inline policies, in
+// characters without whitespace.
+const inlinePolicyLimit = 2048
+
+// errNotAWS marks a request whose providerSpec is for another cloud.
+var errNotAWS = errors.New("not an AWS request")
+
+// InputError is a request that can never be provisioned as written: the
+// message names the field and the fix. It is not retried.
+type InputError struct {
+	Field string
+	Msg   string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
+
+// awsSpec decodes spec.providerSpec; errNotAWS when it is another cloud's.
+func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
+	raw := cr.Spec.ProviderSpec
+	if raw == nil || len(raw.Raw) == 0 {
+		return nil, &InputError{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(raw.Raw, &head); err != nil {
+		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
+	}
+	if head.Kind != "AWSProviderSpec" {
+		return nil, errNotAWS
+	}
+	var spec leashv1.AWSProviderSpec
+	dec := json.NewDecoder(strings.NewReader(string(raw.Raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
+	}
+	return &spec, nil
+}
+
+// policyDocument is an IAM policy as leash writes it.
+type policyDocument struct {
+	Version   string            `json:"Version"`
+	Statement []policyStatement `json:"Statement"`
+}
+
+type policyStatement struct {
+	Effect    string                     `json:"Effect"`
+	Action    []string                   `json:"Action"`
+	Resource  string                     `json:"Resource"`
+	Condition leashv1.IAMPolicyCondition `json:"Condition,omitempty"`
+}
+
+// requestedPolicy is the policy the request's statements make, checked by
+// the engine: the statements alone (for passthrough and manual checks) and
+// with extra statements appended (the minted user's policy).
+func requestedPolicy(spec *leashv1.AWSProviderSpec, extra ...policyStatement) (string, *policy.Document, error) {
+	if len(spec.StatementEntries) == 0 {
+		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
+	}
+	doc := policyDocument{Version: policy.Version2012}
+	for _, e := range spec.StatementEntries {
+		doc.Statement = append(doc.Statement, policyStatement{Effect: e.Effect, Action: e.Action, Resource: e.Resource, Condition: e.PolicyCondition})
+	}
+	doc.Statement = append(doc.Statement, extra...)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+	}
+	parsed, err := policy.Parse(data, policy.Identity)
+	if err != nil {
+		return "", nil, entryError(err)
+	}
+	if parsed.Size > inlinePolicyLimit {
+		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a user's inline policy; merge statements or use wildcards such as ec2:Describe*",
+				parsed.Size, inlinePolicyLimit)}
+	}
+	return string(data), parsed, nil
+}
+
+var statementPath = regexp.MustCompile(`^Statement\[(\d+)\]`)
+
+// entryError turns the engine's JSON path (Statement[2].Effect) into the
+// request's field (spec.providerSpec.statementEntries[2].effect).
+func entryError(err error) error {
+	var pe *policy.ParseError
+	if !errors.As(err, &pe) {
+		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+	}
+	m := statementPath.FindStringSubmatch(pe.Path)
+	if m == nil {
+		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
+	}
+	i, _ := strconv.Atoi(m[1])
+	rest := strings.TrimPrefix(pe.Path, m[0])
+	field := map[string]string{".Effect": ".effect", ".Action": ".action", ".Resource": ".resource"}
+	for from, to := range field {
+		if strings.HasPrefix(rest, from) {
+			rest = to + strings.TrimPrefix(rest, from)
+		}
+	}
+	rest = strings.Replace(rest, ".Condition", ".policyCondition", 1)
+	return &InputError{Field: fmt.Sprintf("spec.providerSpec.statementEntries[%d]%s", i, rest), Msg: pe.Msg}
+}
+
+// userName is the IAM user minted for a request: the cluster name and the
+// request's namespace and name, cut to fit IAM's 64 characters, and a hash
+// of the request's UID, so that the name is unique and the same after a
+// crash (a retried CreateUser finds the user it made).
+func userName(cluster, namespace, name, uid string) string {
+	suffix := "-" + shortHash(uid)
+	if len(cluster) > 20 {
+		cluster = cluster[:20]
+	}
+	base := cluster + "-" + namespace + "-" + name
+	if max := 64 - len(suffix); len(base) > max {
+		base = base[:max]
+	}
+	return strings.TrimRight(base, "-.") + suffix
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:5]))
+}
+
+// policyName is the minted user's inline policy.
+func policyName(user string) string { return user + "-policy" }
+
+// userPath is the IAM path of every user minted for a cluster, so that the
+// sweep lists them with one call.
+func userPath(cluster string) string { return "/leash/" + cluster + "/" }
+
+var clusterNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+
+// validateClusterName checks the cluster name fits IAM names, paths and tags.
+func validateClusterName(name string) error {
+	if !clusterNamePattern.MatchString(name) {
+		return fmt.Errorf("cluster name %q: use 1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit (e.g. --cluster-name prod-eu1)", name)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
+)
+
+// KubeCluster keeps Secrets in the API server. Reads go to the API server
+// (reader), not a cache: the operator caches only its own Secrets, and in
+// Manual mode the Secret is the administrator's.
+type KubeCluster struct {
+	Client client.Client
+	Reader client.Reader
+}
+
+// NamespaceExists implements Cluster.
+func (k KubeCluster) NamespaceExists(ctx context.Context, name string) (bool, error) {
+	err := k.Client.Get(ctx, types.NamespacedName{Name: name}, &corev1.Namespace{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Secret implements Cluster.
+func (k KubeCluster) Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	s := &corev1.Secret{}
+	err := k.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// WriteSecret implements Cluster with server-side apply: one call creates
+// or replaces the Secret, and fields leash no longer sets (a retired key's
+// annotations) are removed.
+func (k KubeCluster) WriteSecret(ctx context.Context, s *corev1.Secret) error {
+	s = s.DeepCopy()
+	s.TypeMeta.APIVersion, s.TypeMeta.Kind = "v1", "Secret"
+	s.ResourceVersion, s.ManagedFields, s.UID = "", nil, ""
+	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner("leash"), client.ForceOwnership) //nolint:staticcheck // client.Apply with a typed object is the supported form in v0.22
+}
+
+// DeleteSecret implements Cluster.
+func (k KubeCluster) DeleteSecret(ctx context.Context, namespace, name string) error {
+	err := k.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// SecretRoot reads the root credentials from a Secret with the keys
+// aws_access_key_id and aws_secret_access_key (or a credentials file).
+type SecretRoot struct {
+	Reader    client.Reader
+	Namespace string
+	Name      string
+}
+
+// Root implements RootSource.
+func (r SecretRoot) Root(ctx context.Context) (Root, error) {
+	source := "Secret " + r.Namespace + "/" + r.Name
+	s := &corev1.Secret{}
+	err := r.Reader.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, s)
+	if apierrors.IsNotFound(err) {
+		return Root{}, fmt.Errorf("%w: %s does not exist; create it with keys %s and %s", ErrNoRoot, source, SecretKeyID, SecretKeySecret)
+	}
+	if err != nil {
+		return Root{}, fmt.Errorf("read %s: %w", source, err)
+	}
+	key, problem := secretKey(s)
+	if problem != "" {
+		return Root{}, fmt.Errorf("%w: %s %s", ErrNoRoot, source, problem)
+	}
+	return Root{Key: key, Version: s.ResourceVersion, Source: source}, nil
+}
+
+// FileRoot reads the root credentials from the [default] profile of a
+// shared-credentials file, such as leash local's admin-credentials.
+type FileRoot struct{ Path string }
+
+// Root implements RootSource.
+func (r FileRoot) Root(context.Context) (Root, error) {
+	data, err := os.ReadFile(r.Path)
+	if os.IsNotExist(err) {
+		return Root{}, fmt.Errorf("%w: %s does not exist", ErrNoRoot, r.Path)
+	}
+	if err != nil {
+		return Root{}, err
+	}
+	f, err := credfile.Parse(string(data))
+	if err != nil {
+		return Root{}, fmt.Errorf("%s: %w", r.Path, err)
+	}
+	id, secret, token, ok := f.StaticKey("default")
+	if !ok {
+		return Root{}, fmt.Errorf("%w: %s has no [default] profile with aws_access_key_id and aws_secret_access_key", ErrNoRoot, r.Path)
+	}
+	return Root{Key: iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(token)},
+		Version: id, Source: r.Path}, nil
+}
+
+// StaticRoot is root credentials given directly, such as from the AWS
+// environment variables.
+type StaticRoot struct {
+	Key    iamclient.AccessKey
+	Source string
+}
+
+// Root implements RootSource.
+func (r StaticRoot) Root(context.Context) (Root, error) {
+	return Root{Key: r.Key, Version: r.Key.ID, Source: r.Source}, nil
+}

@@ -1,0 +1,109 @@
+package operator
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	leashv1 "leash.dev/leash/api/v1"
+)
+
+// reportedConditions are the condition types a sync decides; each is True
+// when the outcome's failure is of that type, and set False once it clears.
+var reportedConditions = []leashv1.CredentialsRequestConditionType{
+	leashv1.InsufficientCloudCredentials,
+	leashv1.MissingTargetNamespace,
+	leashv1.CredentialsProvisionFailure,
+	leashv1.CredentialsDeprovisionFailure,
+	leashv1.Ignored,
+}
+
+// applyOutcome writes a sync's outcome into the request's status.
+func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now metav1.Time) {
+	st := &cr.Status
+	if out.Mode != "" {
+		st.Mode = out.Mode
+	}
+	if out.Principal != "" {
+		st.Principal = out.Principal
+	}
+	if out.Provisioned {
+		st.Provisioned = true
+	}
+	if ps := encodeProviderStatus(out.User, out.Policy); ps != nil {
+		st.ProviderStatus = ps
+	}
+	if synced {
+		st.LastSyncGeneration = cr.Generation
+		st.LastSyncTimestamp = &now
+	}
+	for _, t := range reportedConditions {
+		if out.Failure != nil && out.Failure.Type == t {
+			setCondition(st, t, corev1.ConditionTrue, out.Failure.Reason, out.Failure.Message, now)
+		} else if findCondition(st, t) != nil {
+			setCondition(st, t, corev1.ConditionFalse, "Resolved", "", now)
+		}
+	}
+	switch {
+	case out.Failure != nil:
+		setCondition(st, leashv1.Ready, corev1.ConditionFalse, out.Failure.Reason, out.Failure.Message, now)
+	case out.Provisioned:
+		setCondition(st, leashv1.Ready, corev1.ConditionTrue, "CredentialsReady", readyMessage(cr, out), now)
+	default:
+		setCondition(st, leashv1.Ready, corev1.ConditionFalse, "Pending", "not provisioned yet", now)
+	}
+}
+
+func readyMessage(cr *leashv1.CredentialsRequest, out Outcome) string {
+	ref := cr.Spec.SecretRef
+	switch out.Mode {
+	case leashv1.ModeManual:
+		return fmt.Sprintf("Secret %s/%s holds a key of %s with every requested permission", ref.Namespace, ref.Name, out.Principal)
+	case leashv1.ModeSTS:
+		return fmt.Sprintf("Secret %s/%s configures web identity for %s", ref.Namespace, ref.Name, out.Principal)
+	}
+	return fmt.Sprintf("Secret %s/%s holds a working key of %s", ref.Namespace, ref.Name, out.Principal)
+}
+
+// setDeprovisionFailure reports a failed removal.
+func setDeprovisionFailure(cr *leashv1.CredentialsRequest, err error, now metav1.Time) {
+	msg := err.Error() + "; retrying with backoff. The finalizer stays until the cloud resources are gone"
+	setCondition(&cr.Status, leashv1.CredentialsDeprovisionFailure, corev1.ConditionTrue, "CloudError", msg, now)
+	setCondition(&cr.Status, leashv1.Ready, corev1.ConditionFalse, "Deprovisioning", msg, now)
+}
+
+func findCondition(st *leashv1.CredentialsRequestStatus, t leashv1.CredentialsRequestConditionType) *leashv1.CredentialsRequestCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// setCondition sets a condition, moving its transition time only when its
+// status changes.
+func setCondition(st *leashv1.CredentialsRequestStatus, t leashv1.CredentialsRequestConditionType, status corev1.ConditionStatus, reason, msg string, now metav1.Time) {
+	c := findCondition(st, t)
+	if c == nil {
+		st.Conditions = append(st.Conditions, leashv1.CredentialsRequestCondition{Type: t})
+		c = &st.Conditions[len(st.Conditions)-1]
+	}
+	if c.Status != status {
+		c.LastTransitionTime = now
+	}
+	c.Status, c.Reason, c.Message, c.LastProbeTime = status, reason, msg, now
+}
+
+// conditionLabel is the request's state for metrics and tables: the True
+// failure condition, else Ready or Pending.
+func conditionLabel(out Outcome) string {
+	switch {
+	case out.Failure != nil:
+		return string(out.Failure.Type)
+	case out.Provisioned:
+		return string(leashv1.Ready)
+	}
+	return "Pending"
+}

@@ -1,0 +1,43 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sweep deletes IAM users that leash minted for this cluster but that no
+// request owns any more: left by a crash between CreateUser and the
+// finalizer, or by a request deleted while leash was not running. A user
+// younger than grace is spared, so that a request being created is not raced.
+func (p *Provisioner) Sweep(ctx context.Context, liveUIDs map[string]bool, grace time.Duration, namespace string) (deleted []string, err error) {
+	rc, _, err := p.rootClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	users, err := rc.iam.ListUsers(ctx, userPath(p.cfg.ClusterName))
+	if err != nil {
+		return nil, err
+	}
+	now := p.now()
+	for _, listed := range users {
+		if now.Sub(listed.Created) < grace {
+			continue
+		}
+		u, err := rc.iam.GetUser(ctx, listed.Name) // ListUsers carries no tags
+		if err != nil {
+			return deleted, err
+		}
+		uid, ok := u.Tags[TagRequestUID]
+		if !ok || u.Tags[TagCluster] != p.cfg.ClusterName || liveUIDs[uid] ||
+			(namespace != "" && !strings.HasPrefix(u.Tags[TagRequest], namespace+"/")) {
+			continue
+		}
+		if err := p.deleteUser(ctx, rc.iam, u.Name, uid); err != nil {
+			return deleted, fmt.Errorf("sweep %s: %w", u.Name, err)
+		}
+		deleted = append(deleted, u.Name)
+	}
+	return deleted, nil
+}
