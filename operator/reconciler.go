@@ -53,7 +53,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options,
 		r.Recheck = 10 * time.Minute
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &leashv1.CredentialsRequest{}, secretRefNamespace,
-		func(o client.Object) []string { return []string{o.(*leashv1.CredentialsRequest).Spec.SecretRef.Namespace} }); err != nil {
+		func(o client.Object) []string {
+			return []string{o.(*leashv1.CredentialsRequest).Spec.SecretRef.Namespace}
+		}); err != nil {
 		return err
 	}
 	b := ctrl.NewControllerManagedBy(mgr).

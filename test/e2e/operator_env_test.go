@@ -312,4 +312,3 @@ func userOf(t *testing.T, cr *leashv1.CredentialsRequest) string {
 }
 
 func apiErrCode(err error) string { return iamclient.ResultCode(err) }
-
