@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/operator"
 	"leash.dev/leash/simulate"
 )
 
@@ -41,12 +42,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, simulate.ErrDenied):
+	case errors.Is(err, simulate.ErrDenied), errors.Is(err, errNotReady):
 		return ExitNo
 	}
 	msg := err.Error()
 	var input *simulate.InputError
-	if !errors.As(err, &input) && !strings.Contains(msg, "--help") {
+	var request *operator.InputError
+	var own *inputError
+	if !errors.As(err, &input) && !errors.As(err, &request) && !errors.As(err, &own) && !strings.Contains(msg, "--help") {
 		// cobra's own messages (unknown command, bad arguments) name no fix.
 		msg += fmt.Sprintf("; see %q", cmd.CommandPath()+" --help")
 	}
@@ -81,7 +84,7 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	// the only one without examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimulate(), newAudit(), newLocal())
+	root.AddCommand(newSimulate(), newAudit(), newLocal(), newApply(), newOperator())
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -282,4 +283,86 @@ func PrincipalName(arn string) (kind, name string, ok bool) {
 		return "role", role, true
 	}
 	return "", "", false
+}
+
+// ManagedPolicyVersion is one version of a managed policy.
+type ManagedPolicyVersion struct {
+	ID      string
+	Default bool
+	Created time.Time
+}
+
+// CreatePolicy creates a customer managed policy and returns its ARN.
+func (c *Client) CreatePolicy(ctx context.Context, path, name, doc string) (string, error) {
+	out, err := c.iam.CreatePolicy(ctx, &iam.CreatePolicyInput{Path: aws.String(path), PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+	if err != nil {
+		return "", fmt.Errorf("iam:CreatePolicy %s%s: %w", path, name, err)
+	}
+	return aws.ToString(out.Policy.Arn), nil
+}
+
+// PolicyVersions lists a managed policy's versions.
+func (c *Client) PolicyVersions(ctx context.Context, arn string) ([]ManagedPolicyVersion, error) {
+	var vs []ManagedPolicyVersion
+	p := iam.NewListPolicyVersionsPaginator(c.iam, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("iam:ListPolicyVersions %s: %w", arn, err)
+		}
+		for _, v := range out.Versions {
+			vs = append(vs, ManagedPolicyVersion{ID: aws.ToString(v.VersionId), Default: v.IsDefaultVersion, Created: aws.ToTime(v.CreateDate)})
+		}
+	}
+	return vs, nil
+}
+
+// CreatePolicyVersion adds a version and makes it the default.
+func (c *Client) CreatePolicyVersion(ctx context.Context, arn, doc string) error {
+	_, err := c.iam.CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(arn), PolicyDocument: aws.String(doc), SetAsDefault: true})
+	if err != nil {
+		return fmt.Errorf("iam:CreatePolicyVersion %s: %w", arn, err)
+	}
+	return nil
+}
+
+// DeletePolicyVersion deletes a non-default version.
+func (c *Client) DeletePolicyVersion(ctx context.Context, arn, id string) error {
+	_, err := c.iam.DeletePolicyVersion(ctx, &iam.DeletePolicyVersionInput{PolicyArn: aws.String(arn), VersionId: aws.String(id)})
+	if err != nil && !IsNotFound(err) {
+		return fmt.Errorf("iam:DeletePolicyVersion %s %s: %w", arn, id, err)
+	}
+	return nil
+}
+
+// DeletePolicy deletes a managed policy's other versions, then the policy;
+// one already gone is not an error.
+func (c *Client) DeletePolicy(ctx context.Context, arn string) error {
+	vs, err := c.PolicyVersions(ctx, arn)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if !v.Default {
+			if err := c.DeletePolicyVersion(ctx, arn, v.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := c.iam.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(arn)}); err != nil && !IsNotFound(err) {
+		return fmt.Errorf("iam:DeletePolicy %s: %w", arn, err)
+	}
+	return nil
+}
+
+// AttachUserPolicy attaches a managed policy to a user.
+func (c *Client) AttachUserPolicy(ctx context.Context, user, arn string) error {
+	_, err := c.iam.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String(user), PolicyArn: aws.String(arn)})
+	if err != nil {
+		return fmt.Errorf("iam:AttachUserPolicy %s %s: %w", user, arn, err)
+	}
+	return nil
 }

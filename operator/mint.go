@@ -27,13 +27,17 @@ const (
 // derived from the cluster and the request, so a restart finds them again.
 type mintedUser struct {
 	name, path, arn, policy string
+	// managedARN is the managed policy used instead of the inline one when
+	// the policy is over IAM's inline limit.
+	managedARN string
 }
 
 func (p *Provisioner) userFor(cr *leashv1.CredentialsRequest, root iamclient.Identity) mintedUser {
 	name := userName(p.cfg.ClusterName, cr.Namespace, cr.Name, string(cr.UID))
 	path := userPath(p.cfg.ClusterName)
+	prefix := fmt.Sprintf("arn:%s:iam::%s:", partition(root.ARN), root.Account)
 	return mintedUser{name: name, path: path, policy: policyName(name),
-		arn: fmt.Sprintf("arn:%s:iam::%s:user%s%s", partition(root.ARN), root.Account, path, name)}
+		arn: prefix + "user" + path + name, managedARN: prefix + "policy" + path + policyName(name)}
 }
 
 // partition is the ARN partition (aws, aws-cn, aws-us-gov) of an ARN.
@@ -58,7 +62,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	}
 	u := p.userFor(cr, rc.identity)
 	out.User, out.Policy, out.Granted = u.name, u.policy, grantedActions(spec)
-	doc, want, err := requestedPolicy(spec, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
+	doc, want, err := requestedPolicy(spec, managedPolicyLimit, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
 	if err != nil {
 		return err // nothing created yet
 	}
@@ -67,7 +71,11 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 		return err
 	}
 	out.Principal = user.ARN
-	if err := p.ensurePolicy(ctx, rc.iam, cr, u, fresh, doc, want); err != nil {
+	ensure := p.ensureInlinePolicy
+	if want.Size > inlinePolicyLimit {
+		ensure, out.Policy = p.ensureManagedPolicy, u.managedARN
+	}
+	if err := ensure(ctx, rc.iam, cr, u, fresh, doc, want); err != nil {
 		return err
 	}
 	return p.ensureKey(ctx, rc.iam, cr, u, fresh, out)
@@ -127,30 +135,132 @@ func knownUser(cr *leashv1.CredentialsRequest) string {
 	return st.User
 }
 
-// ensurePolicy writes the inline policy unless IAM already holds the same
-// document: compared parsed, so that IAM's reformatting or reordering is
-// not a change.
-func (p *Provisioner) ensurePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
+// ensureInlinePolicy writes the inline policy unless IAM already holds the
+// same document: compared parsed, so that IAM's reformatting or reordering
+// is not a change. A managed policy left from when the request was larger
+// is removed after the inline one is in place.
+func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
+	same := false
 	if !fresh {
 		cur, err := c.UserPolicy(ctx, u.name, u.policy)
 		switch {
 		case err == nil:
-			if have, perr := policy.Parse([]byte(cur), policy.Identity); perr == nil && policy.Equivalent(have, want) {
-				return nil
-			}
+			have, perr := policy.Parse([]byte(cur), policy.Identity)
+			same = perr == nil && policy.Equivalent(have, want)
 		case !iamclient.IsNotFound(err):
 			return err
 		}
 	}
-	if err := c.PutUserPolicy(ctx, u.name, u.policy, doc); err != nil {
-		return err
+	if !same {
+		if err := c.PutUserPolicy(ctx, u.name, u.policy, doc); err != nil {
+			return err
+		}
+		p.policyEvent(cr, fresh, "inline policy "+u.policy, u.name)
 	}
 	if fresh {
-		p.event(cr, "PolicyCreated", "wrote inline policy %s of IAM user %s", u.policy, u.name)
-	} else {
-		p.event(cr, "PolicyUpdated", "updated inline policy %s of IAM user %s to match spec.providerSpec.statementEntries", u.policy, u.name)
+		return nil
+	}
+	return p.dropManagedPolicy(ctx, c, cr, u)
+}
+
+// ensureManagedPolicy keeps a customer managed policy, attached to the user
+// only, for a policy over the inline limit (IAM allows 6,144 characters).
+func (p *Provisioner) ensureManagedPolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
+	cur, err := c.ManagedPolicyDocument(ctx, u.managedARN)
+	switch {
+	case iamclient.IsNotFound(err):
+		if _, err := c.CreatePolicy(ctx, u.path, u.policy, doc); err != nil && !iamclient.IsAlreadyExists(err) {
+			return err
+		}
+		p.policyEvent(cr, true, "managed policy "+u.managedARN, u.name)
+	case err != nil:
+		return err
+	default:
+		if have, perr := policy.Parse([]byte(cur), policy.Identity); perr != nil || !policy.Equivalent(have, want) {
+			if err := p.replacePolicyVersion(ctx, c, u.managedARN, doc); err != nil {
+				return err
+			}
+			p.policyEvent(cr, false, "managed policy "+u.managedARN, u.name)
+		}
+	}
+	attached := false
+	if !fresh {
+		arns, err := c.AttachedUserPolicies(ctx, u.name)
+		if err != nil {
+			return err
+		}
+		for _, a := range arns {
+			attached = attached || a == u.managedARN
+		}
+	}
+	if !attached {
+		if err := c.AttachUserPolicy(ctx, u.name, u.managedARN); err != nil {
+			return err
+		}
+	}
+	if fresh {
+		return nil
+	}
+	// The inline policy of a smaller request would add to the managed one.
+	if err := c.DeleteUserPolicy(ctx, u.name, u.policy); err != nil && !iamclient.IsNotFound(err) {
+		return err
 	}
 	return nil
+}
+
+// replacePolicyVersion makes doc the default version and deletes the
+// others, so the policy never reaches IAM's five versions.
+func (p *Provisioner) replacePolicyVersion(ctx context.Context, c *iamclient.Client, arn, doc string) error {
+	versions, err := c.PolicyVersions(ctx, arn)
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if !v.Default {
+			if err := c.DeletePolicyVersion(ctx, arn, v.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if err := c.CreatePolicyVersion(ctx, arn, doc); err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if v.Default {
+			return c.DeletePolicyVersion(ctx, arn, v.ID)
+		}
+	}
+	return nil
+}
+
+// dropManagedPolicy detaches and deletes the user's managed policy, if a
+// larger version of the request made one.
+func (p *Provisioner) dropManagedPolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser) error {
+	arns, err := c.AttachedUserPolicies(ctx, u.name)
+	if err != nil {
+		return err
+	}
+	for _, a := range arns {
+		if a != u.managedARN {
+			continue
+		}
+		if err := c.DetachUserPolicy(ctx, u.name, a); err != nil && !iamclient.IsNotFound(err) {
+			return err
+		}
+		if err := c.DeletePolicy(ctx, a); err != nil {
+			return err
+		}
+		p.event(cr, "PolicyDeleted", "deleted managed policy %s of IAM user %s: the policy fits inline now", a, u.name)
+	}
+	return nil
+}
+
+func (p *Provisioner) policyEvent(cr *leashv1.CredentialsRequest, created bool, what, user string) {
+	if created {
+		p.event(cr, "PolicyCreated", "wrote %s of IAM user %s", what, user)
+	} else {
+		p.event(cr, "PolicyUpdated", "updated %s of IAM user %s to match spec.providerSpec.statementEntries", what, user)
+	}
 }
 
 // rotateAfter is the request's maximum key age.

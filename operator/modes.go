@@ -15,7 +15,7 @@ import (
 // action on the requested resources under the requested conditions. A
 // root key rotation reaches every passthrough Secret on the next sync.
 func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec); err != nil {
+	if _, _, err := requestedPolicy(spec, 0); err != nil {
 		return err
 	}
 	rc, root, err := p.rootClient(ctx)
@@ -68,7 +68,7 @@ func sameData(a, b map[string][]byte) bool {
 // requested permissions the key's principal lacks — the check to run before
 // an upgrade that adds permissions.
 func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec); err != nil {
+	if _, _, err := requestedPolicy(spec, 0); err != nil {
 		return err
 	}
 	out.Granted = grantedActions(spec)
@@ -125,7 +125,7 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 // names: pods assume it with their projected service account token, and no
 // long-lived key exists.
 func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec); err != nil {
+	if _, _, err := requestedPolicy(spec, 0); err != nil {
 		return err
 	}
 	if kind, _, ok := iamclient.PrincipalName(spec.STSIAMRoleARN); !ok || kind != "role" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -34,11 +35,16 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		if err != nil {
 			return err
 		}
-		name := p.userFor(cr, rc.identity).name
-		if err := p.deleteUser(ctx, rc.iam, name, string(cr.UID)); err != nil {
+		u := p.userFor(cr, rc.identity)
+		if err := p.deleteUser(ctx, rc.iam, u.name, string(cr.UID)); err != nil {
 			return err
 		}
-		p.event(cr, "UserDeleted", "deleted IAM user %s with its keys and policies", name)
+		// A managed policy may outlive its user after a crash: it is deleted
+		// by its name either way.
+		if err := rc.iam.DeletePolicy(ctx, u.managedARN); err != nil {
+			return err
+		}
+		p.event(cr, "UserDeleted", "deleted IAM user %s with its keys and policies", u.name)
 	}
 	ref := cr.Spec.SecretRef
 	s, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
@@ -93,6 +99,11 @@ func (p *Provisioner) deleteUser(ctx context.Context, c *iamclient.Client, name,
 	for _, arn := range attached {
 		if err := c.DetachUserPolicy(ctx, name, arn); err != nil && !iamclient.IsNotFound(err) {
 			return err
+		}
+		if strings.HasSuffix(arn, ":policy"+u.Path+policyName(name)) { // the one leash made for it
+			if err := c.DeletePolicy(ctx, arn); err != nil {
+				return err
+			}
 		}
 	}
 	if err := c.DeleteLoginProfile(ctx, name); err != nil {

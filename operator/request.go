@@ -14,9 +14,13 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// inlinePolicyLimit is IAM's size limit for a user's inline policies, in
-// characters without whitespace.
-const inlinePolicyLimit = 2048
+// IAM's size limits, in characters without whitespace: a user's inline
+// policies together, and one managed policy. A minted policy is inline when
+// it fits, else managed.
+const (
+	inlinePolicyLimit  = 2048
+	managedPolicyLimit = 6144
+)
 
 // errNotAWS marks a request whose providerSpec is for another cloud.
 var errNotAWS = errors.New("not an AWS request")
@@ -69,8 +73,9 @@ type policyStatement struct {
 
 // requestedPolicy is the policy the request's statements make, checked by
 // the engine: the statements alone (for passthrough and manual checks) and
-// with extra statements appended (the minted user's policy).
-func requestedPolicy(spec *leashv1.AWSProviderSpec, extra ...policyStatement) (string, *policy.Document, error) {
+// with extra statements appended (the minted user's policy). limit, when not
+// 0, is the largest size IAM would accept for it.
+func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
@@ -88,10 +93,10 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, extra ...policyStatement) (s
 	if err != nil {
 		return "", nil, entryError(err)
 	}
-	if parsed.Size > inlinePolicyLimit {
+	if limit > 0 && parsed.Size > limit {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
-			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a user's inline policy; merge statements or use wildcards such as ec2:Describe*",
-				parsed.Size, inlinePolicyLimit)}
+			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a managed policy; merge statements or use wildcards such as ec2:Describe*",
+				parsed.Size, limit)}
 	}
 	return string(data), parsed, nil
 }

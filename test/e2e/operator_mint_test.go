@@ -163,7 +163,7 @@ func TestMintRefusesBadRequests(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	cl.namespace(t, "apps")
 	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{}))
-	long := strings.Repeat(`"ec2:DescribeInstanceAttributeWithAVeryLongNameIndeed", `, 45)
+	long := strings.Repeat(`"ec2:DescribeInstanceAttributeWithAVeryLongNameIndeed", `, 120)
 	tests := []struct {
 		name, entries, want string
 	}{
@@ -172,7 +172,7 @@ func TestMintRefusesBadRequests(t *testing.T) {
 		{"bad-operator", "- effect: Allow\n  action: [\"s3:GetObject\"]\n  resource: \"*\"\n  policyCondition:\n    StringEqualz:\n      aws:RequestedRegion: eu-north-1\n",
 			`statementEntries[0].policyCondition.StringEqualz: unknown condition operator`},
 		{"too-big", "- effect: Allow\n  action: [" + long + "\"s3:GetObject\"]\n  resource: \"*\"\n",
-			`over IAM's limit of 2048`},
+			`over IAM's limit of 6144`},
 	}
 	for _, tt := range tests {
 		cl.create(t, request(t, "apps", tt.name, "apps", tt.entries))

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/localaws"
+	"leash.dev/leash/operator"
+)
+
+func newApply() *cobra.Command {
+	var (
+		dir, out, data, endpoint, mode, target string
+		cfg                                    operator.Config
+	)
+	const short = "Provision a folder of CredentialsRequests without a cluster"
+	cmd := &cobra.Command{
+		Use:   "apply -f DIR",
+		Short: short,
+		Long: long(short, `apply reconciles every CredentialsRequest manifest in the YAML files under DIR
+with the same code the operator runs in a cluster: it mints an IAM user per
+request (or checks and passes through the root credentials, or checks a
+Secret in Manual mode), writes each resulting Secret as a manifest under --out,
+and prints a table of request, mode, principal, granted actions and state.
+Running it again changes only what the requests changed.
+
+With no AWS configured it uses the embedded local endpoint (leash local) with
+its state under --data, so it works on a fresh machine. With
+AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set (or --target aws) it provisions
+in that AWS account, signing with those root credentials.
+
+The Secret manifests hold keys: they are written readable by you only, and
+never printed. Exit status: 0 when every request is ready, 1 when one is not,
+2 on bad input.`),
+		Example: example(
+			"# Mint the examples' credentials in the embedded local endpoint",
+			"leash apply -f examples/",
+			"",
+			"# Against AWS, with the root credentials in the environment",
+			"AWS_ACCESS_KEY_ID=... AWS_SECRET_ACCESS_KEY=... leash apply -f requests/ --out secrets/ --cluster-name prod",
+			"",
+			"# Check, without minting, that the root credentials cover every request",
+			"leash apply -f examples/ --mode Passthrough",
+		),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return &inputError{"-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
+			}
+			cfg.Mode = leashv1.CredentialsMode(mode)
+			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
+				dir: dir, out: out, data: data, endpoint: endpoint, target: target, cfg: cfg,
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&dir, "filename", "f", "", "folder `DIR` of CredentialsRequest manifests (*.yaml, *.yml; other kinds are skipped)")
+	f.StringVar(&out, "out", "", "folder `DIR` for the Secret manifests (default DATA/secrets with the local endpoint, else ./secrets)")
+	f.StringVar(&data, "data", "leash-data", "folder `DIR` of the embedded local endpoint's state")
+	f.StringVar(&target, "target", "", "where to provision: local (the embedded endpoint) or aws; default aws when AWS_ACCESS_KEY_ID is set, else local")
+	f.StringVar(&endpoint, "endpoint", "", "`URL` of a running leash local, instead of the embedded one (its admin credentials from --data)")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough or Manual")
+	f.StringVar(&cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and tags them (letters, digits, - _ .)")
+	f.DurationVar(&cfg.RotateAfter, "rotate-after", 0, "maximum `AGE` of a minted key before apply replaces it (e.g. 720h; 0 never)")
+	f.StringVar(&cfg.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary")
+	return cmd
+}
+
+type applyOptions struct {
+	dir, out, data, endpoint, target string
+	cfg                              operator.Config
+}
+
+// inputError is bad input found by the CLI itself.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+// errNotReady is apply's "no": some request is not ready.
+var errNotReady = errors.New("not every request is ready")
+
+func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) error {
+	requests, err := operator.ReadRequests(o.dir)
+	if err != nil {
+		return err
+	}
+	if err := o.cfg.Validate(); err != nil {
+		return &inputError{err.Error()}
+	}
+	if o.target == "" {
+		o.target = "local"
+		if os.Getenv("AWS_ACCESS_KEY_ID") != "" {
+			o.target = "aws"
+		}
+	}
+	var root operator.RootSource
+	iamCfg := iamclient.Config{Endpoint: o.endpoint}
+	switch o.target {
+	case "local":
+		if o.out == "" {
+			o.out = filepath.Join(o.data, "secrets")
+		}
+		if o.endpoint == "" {
+			url, stop, err := embeddedLocal(ctx, o.data)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			iamCfg.Endpoint = url
+		}
+		root = operator.FileRoot{Path: filepath.Join(o.data, localaws.AdminCredentialsFile)}
+	case "aws":
+		id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+		if id == "" || secret == "" {
+			return &inputError{"--target aws needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment (the root credentials to mint with)"}
+		}
+		if o.out == "" {
+			o.out = "secrets"
+		}
+		iamCfg.Region = os.Getenv("AWS_REGION")
+		root = operator.StaticRoot{Key: iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret),
+			SessionToken: iamclient.NewSecret(os.Getenv("AWS_SESSION_TOKEN"))}, Source: "the AWS_ACCESS_KEY_ID environment"}
+	default:
+		return &inputError{fmt.Sprintf("--target %q: use local or aws", o.target)}
+	}
+	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
+		c := iamCfg
+		c.Credentials = key.Provider()
+		return iamclient.New(c)
+	}
+	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out}, eventPrinter{stderr})
+	if err != nil {
+		return &inputError{err.Error()}
+	}
+	applied := operator.Apply(ctx, prov, requests)
+	if err := operator.WriteTable(stdout, applied); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nSecrets are in %s (readable by you only).\n", o.out)
+	for _, a := range applied {
+		if !a.Ready() {
+			return errNotReady
+		}
+	}
+	return nil
+}
+
+// embeddedLocal serves leash local from dir on a loopback port until stop.
+func embeddedLocal(ctx context.Context, dir string) (url string, stop func(), err error) {
+	srv, err := localaws.Open(localaws.Config{DataDir: dir})
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = srv.Close()
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(ctx, ln) }()
+	return "http://" + ln.Addr().String(), func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		_ = srv.Close()
+	}, nil
+}
+
+// eventPrinter prints the IAM changes apply makes, as the operator records
+// them as Events.
+type eventPrinter struct{ w io.Writer }
+
+func (p eventPrinter) Event(o runtime.Object, eventtype, reason, message string) {
+	cr, _ := o.(*leashv1.CredentialsRequest)
+	name := ""
+	if cr != nil {
+		name = cr.Namespace + "/" + cr.Name + ": "
+	}
+	prefix := ""
+	if eventtype == corev1.EventTypeWarning {
+		prefix = "warning: "
+	}
+	fmt.Fprintf(p.w, "%s%s%s (%s)\n", prefix, name, message, reason)
+}

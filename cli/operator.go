@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/operator"
+)
+
+func newOperator() *cobra.Command {
+	var (
+		o                                       operator.Options
+		kubeconfig, mode, rootSecret, configMap string
+	)
+	const short = "Run the credential operator in a Kubernetes cluster"
+	cmd := &cobra.Command{
+		Use:   "operator",
+		Short: short,
+		Long: long(short, `operator watches CredentialsRequests (cloudcredential.openshift.io/v1) and keeps
+the Secret each names in step with it, in the cluster's mode:
+
+  Mint         an IAM user per request with exactly the requested policy; a new
+               key is proven with sts:GetCallerIdentity before the Secret names
+               it, and rotated after --rotate-after with a grace period
+  Passthrough  the root credentials, copied only after leash's engine has shown
+               they allow every requested action on the requested resources
+  Manual       the administrator writes the Secret; leash reports what it lacks
+               (with spec.providerSpec.stsIAMRoleARN: a web-identity file)
+
+A request's leash.dev/mode annotation overrides the mode for that request.
+The root credentials come from a Secret (--root-credentials-secret) or, for
+leash local, its admin credentials file. Settings in --config-map (keys mode,
+clusterName, rotateAfter) override the flags; the operator reads it at start.
+
+Deleting a request deletes its user, keys and policies, then its Secret.
+Users this cluster's leash minted for requests that no longer exist are swept.`),
+		Example: example(
+			"# In a cluster (see deploy/): the Deployment runs",
+			"leash operator --leader-elect --leader-election-namespace leash-system \\",
+			"  --config-map leash-system/leash-config --root-credentials-secret kube-system/aws-creds",
+			"",
+			"# Against leash local, from a workstation",
+			"leash operator --kubeconfig ~/.kube/config --iam-endpoint http://127.0.0.1:4566 \\",
+			"  --root-credentials-file ./leash-data/admin-credentials --cluster-name dev",
+		),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Config.Mode = leashv1.CredentialsMode(mode)
+			if rootSecret != "" {
+				nn, err := operator.ParseNamespacedName("--root-credentials-secret", rootSecret)
+				if err != nil {
+					return &inputError{err.Error()}
+				}
+				o.RootSecret = nn
+			}
+			cfg, err := restConfig(kubeconfig)
+			if err != nil {
+				return &inputError{err.Error()}
+			}
+			if configMap != "" {
+				if err := applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
+					return err
+				}
+			}
+			if err := o.Config.Validate(); err != nil {
+				return &inputError{err.Error()}
+			}
+			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
+			mgr, _, err := operator.NewManager(cfg, o)
+			if err != nil {
+				return err
+			}
+			return mgr.Start(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kubeconfig, "kubeconfig", "", "`FILE` to reach the API server (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough or Manual")
+	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
+	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
+	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName and rotateAfter override the flags")
+	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
+	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
+	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
+	f.DurationVar(&o.Config.RotationGrace, "rotation-grace", 10*time.Minute, "how long a rotated-out key keeps working after its successor is published")
+	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary")
+	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
+	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
+	f.DurationVar(&o.SweepInterval, "sweep-interval", 10*time.Minute, "how often users minted for deleted requests are looked for")
+	f.DurationVar(&o.SweepGrace, "sweep-grace", 5*time.Minute, "users younger than this are never swept")
+	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "`ADDRESS` of the Prometheus metrics endpoint (0 turns it off)")
+	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "`ADDRESS` of /healthz and /readyz (0 turns them off)")
+	f.BoolVar(&o.LeaderElection, "leader-elect", false, "run as one of several replicas, only the leader reconciling")
+	f.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "`NAMESPACE` of the leader election Lease (default: the pod's)")
+	return cmd
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster to talk to (%v); give --kubeconfig FILE", err)
+	}
+	return cfg, nil
+}
+
+// applyConfigMap reads the operator's settings from a ConfigMap; a missing
+// ConfigMap leaves the flags as they are.
+func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) error {
+	nn, err := operator.ParseNamespacedName("--config-map", ref)
+	if err != nil {
+		return &inputError{err.Error()}
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, nn, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ConfigMap %s not found; using the flags\n", ref)
+			return nil
+		}
+		return fmt.Errorf("read ConfigMap %s: %w", ref, err)
+	}
+	if v := cm.Data["mode"]; v != "" {
+		o.Config.Mode = leashv1.CredentialsMode(v)
+	}
+	if v := cm.Data["clusterName"]; v != "" {
+		o.Config.ClusterName = v
+	}
+	if v := cm.Data["rotateAfter"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return &inputError{fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
+		}
+		o.Config.RotateAfter = d
+	}
+	return nil
+}

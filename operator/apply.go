@@ -1,0 +1,92 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	leashv1 "leash.dev/leash/api/v1"
+)
+
+// Applied is what leash apply did for one request.
+type Applied struct {
+	Request string
+	Outcome Outcome
+	// Err is a failure that outlived the client's retries.
+	Err error
+}
+
+// Ready says whether the request's Secret holds working credentials.
+func (a Applied) Ready() bool {
+	return a.Err == nil && a.Outcome.Failure == nil && a.Outcome.Provisioned
+}
+
+// Apply syncs each request once, in order, with the same code the operator
+// runs in a cluster.
+func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsRequest) []Applied {
+	out := make([]Applied, 0, len(requests))
+	for _, cr := range requests {
+		o, err := p.Sync(ctx, cr)
+		out = append(out, Applied{Request: cr.Namespace + "/" + cr.Name, Outcome: o, Err: err})
+	}
+	return out
+}
+
+// WriteTable prints one row per request (request, mode, principal, granted
+// actions, state), then the message of every request that is not ready.
+func WriteTable(w io.Writer, applied []Applied) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REQUEST\tMODE\tPRINCIPAL\tGRANTED\tSTATE")
+	for _, a := range applied {
+		o := a.Outcome
+		principal := o.Principal
+		if principal == "" {
+			principal = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Request, orDash(string(o.Mode)), principal, granted(o.Granted), state(a))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, a := range applied {
+		switch {
+		case a.Err != nil:
+			fmt.Fprintf(w, "\n%s: %v\n", a.Request, a.Err)
+		case a.Outcome.Failure != nil:
+			fmt.Fprintf(w, "\n%s: %s: %s\n", a.Request, a.Outcome.Failure.Type, a.Outcome.Failure.Message)
+		}
+	}
+	return nil
+}
+
+func state(a Applied) string {
+	switch {
+	case a.Err != nil:
+		return "Error"
+	case a.Outcome.Failure != nil:
+		return a.Outcome.Failure.Reason
+	case a.Outcome.Provisioned:
+		return "Ready"
+	}
+	return "Pending"
+}
+
+// granted shortens a list of actions to its first two and a count.
+func granted(actions []string) string {
+	switch {
+	case len(actions) == 0:
+		return "-"
+	case len(actions) <= 2:
+		return strings.Join(actions, ",")
+	}
+	return fmt.Sprintf("%s,%s +%d more", actions[0], actions[1], len(actions)-2)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
