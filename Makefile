@@ -1,5 +1,6 @@
-# Targets a newcomer and CI run. `make demo` and `make test` are the README's
-# set-up commands; .ci/run runs `make vet`, `make lint` and `make test`.
+# Targets a newcomer and CI run. `make test` is the README's second set-up
+# command (its first is `go run ./cmd/leash apply -f examples/`, which `make
+# demo` also runs); .ci/run runs `make vet`, `make lint` and `make test`.
 
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
@@ -9,9 +10,12 @@ GOLANGCI_LINT ?= golangci-lint
 build:
 	$(GO) build -o bin/leash ./cmd/leash
 
-# The example has a denied request on purpose, and leash simulate exits 1 when
-# a request is denied; only bad input (exit 2) fails the demo.
+# Mint the examples' credentials in the embedded endpoint, then ask the engine
+# about the cloud controller manager's requests: one is denied on purpose, and
+# leash simulate exits 1 when a request is denied, so only bad input (exit 2)
+# fails the demo.
 demo: build
+	bin/leash apply -f examples/
 	bin/leash simulate --request examples/simulate/requests.json --explain || [ $$? -eq 1 ]
 
 # The differential tests run the peer IAM engine with node from test/peer.

@@ -66,7 +66,11 @@ type process struct {
 func startLocal(t *testing.T, dir string, args ...string) *process {
 	t.Helper()
 	p := &process{dir: dir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	args = append([]string{"local", "--data", dir, "--listen", "127.0.0.1:0", "--account-id", account}, args...)
+	args = append([]string{"local", "--data", dir, "--listen", "127.0.0.1:0"}, args...)
+	if _, err := os.Stat(filepath.Join(dir, "state.db")); err != nil {
+		// A new folder gets the tests' account; an existing one keeps its own.
+		args = append(args, "--account-id", account)
+	}
 	p.cmd = exec.Command(leashBin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
