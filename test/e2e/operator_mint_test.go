@@ -24,7 +24,14 @@ func TestMint(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	ctx := context.Background()
 	cl.namespace(t, "apps")
-	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{RotationGrace: 2 * time.Second}))
+	// Every minted user gets this permissions boundary.
+	boundary, err := cl.admin.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("leash-boundary"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ec2:*","iam:GetUser","iam:ListUsers"],"Resource":"*"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundaryARN := aws.ToString(boundary.Policy.Arn)
+	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{RotationGrace: 2 * time.Second, Boundary: boundaryARN}))
 
 	cr := request(t, "apps", "reader", "apps", `- effect: Allow
   action: ["ec2:DescribeInstances"]
@@ -51,6 +58,9 @@ func TestMint(t *testing.T) {
 	tags := map[string]string{}
 	for _, tg := range got.User.Tags {
 		tags[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
+	}
+	if b := got.User.PermissionsBoundary; b == nil || aws.ToString(b.PermissionsBoundaryArn) != boundaryARN {
+		t.Errorf("user's permissions boundary = %v, want %s", b, boundaryARN)
 	}
 	if tags[operator.TagRequestUID] != string(cr.UID) || tags[operator.TagCluster] != "e2e" || tags["kubernetes.io/cluster/e2e"] != "owned" {
 		t.Errorf("user tags = %v, want the request's UID %s and the cluster", tags, cr.UID)
@@ -140,7 +150,13 @@ func TestMint(t *testing.T) {
 		t.Errorf("user has %d keys during rotation, IAM allows 2", len(ids))
 	}
 
-	// Deletion takes back the user, its keys and policy, and the Secret.
+	// Deletion takes back the user, its keys and policy, and the Secret,
+	// even with a console password someone gave the user (a login profile
+	// makes IAM refuse DeleteUser if forgotten).
+	if _, err := cl.admin.CreateLoginProfile(ctx, &iam.CreateLoginProfileInput{UserName: aws.String(user),
+		Password: aws.String("Generated-" + newKeyIDSuffix(newKey.ID) + "-pw1!")}); err != nil {
+		t.Fatal(err)
+	}
 	cr = cl.get(t, "apps", "reader")
 	if err := cl.c.Delete(ctx, cr); err != nil {
 		t.Fatal(err)
@@ -213,3 +229,6 @@ func TestMissingTargetNamespace(t *testing.T) {
 		t.Error("no Secret in the namespace once it exists")
 	}
 }
+
+// newKeyIDSuffix varies a test password by run without making it a secret.
+func newKeyIDSuffix(id string) string { return id[len(id)-4:] }
