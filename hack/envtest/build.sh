@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver and etcd from the Go module proxy for
-# controller-runtime's envtest, into DIR (default: a folder in the CI cache),
+# controller-runtime's envtest, and the matching kubectl, into DIR (default: a folder in the CI cache),
 # and prints DIR. Use it as KUBEBUILDER_ASSETS:
 #
 #   export KUBEBUILDER_ASSETS="$(hack/envtest/build.sh)"
@@ -25,8 +25,8 @@ grep -qE "^	k8s.io/kubernetes $k8s_version( |\$)" "$here/go.mod" &&
 	exit 1
 }
 
-stamp="kube-apiserver $k8s_version etcd $etcd_version $(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-16)"
-if [ -x "$dir/kube-apiserver" ] && [ -x "$dir/etcd" ] && [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$stamp" ]; then
+stamp="kube-apiserver kubectl $k8s_version etcd $etcd_version $(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-16)"
+if [ -x "$dir/kube-apiserver" ] && [ -x "$dir/kubectl" ] && [ -x "$dir/etcd" ] && [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"
 	exit 0
 fi
@@ -34,7 +34,7 @@ fi
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 rm -f "$dir/VERSION"
-echo "build.sh: building kube-apiserver $k8s_version and etcd $etcd_version into $dir (5 to 10 minutes the first time)" >&2
+echo "build.sh: building kube-apiserver and kubectl $k8s_version and etcd $etcd_version into $dir (5 to 10 minutes the first time)" >&2
 (
 	cd "$here"
 	# Our own module only: no workspace, no vendor folder; go.sum is committed.
@@ -45,6 +45,11 @@ echo "build.sh: building kube-apiserver $k8s_version and etcd $etcd_version into
 	"$go" build -trimpath -o "$dir/kube-apiserver" \
 		-ldflags "-s -w -X $v.gitVersion=$k8s_version -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
 		k8s.io/kubernetes/cmd/kube-apiserver
+	# kubectl of the same version: the tests read printer columns and
+	# install deploy/ with its built-in kustomize.
+	"$go" build -trimpath -o "$dir/kubectl" \
+		-ldflags "-s -w -X $v.gitVersion=$k8s_version -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
+		k8s.io/kubernetes/cmd/kubectl
 	"$go" build -trimpath -o "$dir/etcd" -ldflags "-s -w" go.etcd.io/etcd/server/v3
 )
 echo "$stamp" >"$dir/VERSION"

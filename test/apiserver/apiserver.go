@@ -84,3 +84,15 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	return &Server{Config: cfg, Client: c, Env: env}
 }
+
+// Kubectl is the kubectl hack/envtest/build.sh builds beside the API server,
+// of the same version. It fails the test when it is missing.
+func Kubectl(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(AssetsDir(), "kubectl")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("kubectl is missing (%v); build it with the API server:\n"+
+			"\texport KUBEBUILDER_ASSETS=\"$(hack/envtest/build.sh)\"", err)
+	}
+	return p
+}

@@ -4,7 +4,8 @@
 // a real API server, and that the operator's RBAC lets it do its work and
 // nothing more.
 //
-// The tests run kubectl (for its built-in kustomize) and kube-apiserver; they
+// The tests run kubectl (for its built-in kustomize) and kube-apiserver, both
+// built by hack/envtest/build.sh at the same version; they
 // fail, rather than skip, when either is missing.
 package deploy
 
@@ -85,16 +86,9 @@ var clusterScoped = map[string]bool{
 	"Namespace":                true,
 }
 
-// kubectlPath finds kubectl, whose built-in kustomize renders deploy/.
-func kubectlPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Fatalf("kubectl is not on PATH (%v): these tests render deploy/ with `kubectl kustomize` "+
-			"and install it with `kubectl apply -k`; install kubectl 1.32 or later (kustomize v5)", err)
-	}
-	return p
-}
+// kubectlPath is the kubectl built with the API server, whose built-in
+// kustomize renders deploy/.
+func kubectlPath(t *testing.T) string { return apiserver.Kubectl(t) }
 
 // runKubectl runs kubectl with args and returns its standard output and
 // error; it fails the test when kubectl fails.
