@@ -140,15 +140,34 @@ func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, pri
 	if strings.HasSuffix(principal, ":root") {
 		return nil, nil // the account root may do anything its SCPs allow
 	}
-	compiled, err := cache.get(ctx, principal, func(ctx context.Context) (*policy.Policies, error) {
-		return principalPolicies(ctx, c, principal)
-	})
+	load := func(ctx context.Context) (*policy.Policies, error) { return principalPolicies(ctx, c, principal) }
+	compiled, fresh, err := cache.get(ctx, principal, load)
 	if iamclient.IsAccessDenied(err) {
 		return simulated(ctx, c, principal, qs)
 	}
 	if err != nil {
 		return nil, err
 	}
+	denials := judge(compiled, principal, qs)
+	if len(denials) == 0 || fresh {
+		return denials, nil
+	}
+	// A cached answer is trusted only when it allows. A denial is checked
+	// again against the policies IAM holds now, so that a permission the
+	// administrator has just granted shows at the next recheck rather than
+	// once the cache expires.
+	compiled, err = cache.load(ctx, principal, load)
+	if iamclient.IsAccessDenied(err) {
+		return simulated(ctx, c, principal, qs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return judge(compiled, principal, qs), nil
+}
+
+// judge asks the engine each question about principal.
+func judge(compiled *policy.Policies, principal string, qs []question) []Denial {
 	var denials []Denial
 	for _, q := range qs {
 		r := &policy.Request{Principal: principal, Action: q.action, Resource: q.resource}
@@ -166,7 +185,7 @@ func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, pri
 		}
 		denials = append(denials, Denial{Action: q.action, Resource: q.resource, Context: contextText(q.context), Why: why})
 	}
-	return denials, nil
+	return denials
 }
 
 // principalPolicies reads and compiles a user's or role's policies.
@@ -270,13 +289,21 @@ func newPermissionCache(ttl time.Duration, now func() time.Time) *permissionCach
 	return &permissionCache{ttl: ttl, now: now, m: map[string]cachedPolicies{}}
 }
 
-func (pc *permissionCache) get(ctx context.Context, principal string, load func(context.Context) (*policy.Policies, error)) (*policy.Policies, error) {
+// get returns the principal's compiled policies, from the cache while they
+// are younger than the TTL; fresh says they were just read from IAM.
+func (pc *permissionCache) get(ctx context.Context, principal string, load func(context.Context) (*policy.Policies, error)) (p *policy.Policies, fresh bool, err error) {
 	pc.mu.Lock()
 	c, ok := pc.m[principal]
 	pc.mu.Unlock()
 	if ok && pc.now().Sub(c.at) < pc.ttl {
-		return c.p, nil
+		return c.p, false, nil
 	}
+	p, err = pc.load(ctx, principal, load)
+	return p, true, err
+}
+
+// load reads the principal's policies from IAM and caches them.
+func (pc *permissionCache) load(ctx context.Context, principal string, load func(context.Context) (*policy.Policies, error)) (*policy.Policies, error) {
 	p, err := load(ctx)
 	if err != nil {
 		return nil, err

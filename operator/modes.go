@@ -24,6 +24,15 @@ func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRe
 	}
 	out.Principal, out.Granted = rc.identity.ARN, grantedActions(spec)
 	denials, err := lacks(ctx, rc.iam, rc.perms, rc.identity.ARN, spec)
+	if iamclient.IsAccessDenied(err) {
+		// A root key that may neither read its own policies nor simulate
+		// them stays so until the administrator grants it: a condition
+		// saying what to grant, not a retry with backoff as for an outage.
+		// The message leaves out AWS's error, whose request ID would change
+		// the status at every recheck.
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+			Message: fmt.Sprintf("Passthrough mode: the root credentials (%s) may neither read their own policies nor simulate them (AccessDenied), so leash cannot check they carry the requested permissions; allow them iam:Get*/iam:List* on themselves or iam:SimulatePrincipalPolicy, or use Mint or Manual mode", rc.identity.ARN)}
+	}
 	if err != nil {
 		return err
 	}
@@ -110,7 +119,7 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 	denials, err := lacks(ctx, reader, cache, id.ARN, spec)
 	if err != nil {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
-			Message: fmt.Sprintf("Manual mode: cannot check the permissions of %s: %v; allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials", id.ARN, err)}
+			Message: fmt.Sprintf("Manual mode: cannot check the permissions of %s (%s); allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials", id.ARN, iamclient.ResultCode(err))}
 	}
 	if len(denials) > 0 {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "MissingPermissions",

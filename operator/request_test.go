@@ -125,7 +125,7 @@ func TestSecretKeyReadsEveryForm(t *testing.T) {
 	}{
 		{"data keys", map[string]string{"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_access_key": "s"}, "AKIAIOSFODNN7EXAMPLE", ""},
 		{"credentials file", map[string]string{"credentials": "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = s\n"}, "AKIAIOSFODNN7EXAMPLE", ""},
-		{"half a pair", map[string]string{"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE"}, "", "only one half"},
+		{"half a pair", map[string]string{"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE"}, "", "aws_secret_access_key is missing"},
 		{"nothing", map[string]string{"other": "x"}, "", "has neither"},
 		{"malformed file", map[string]string{"credentials": "aws_access_key_id = x\n"}, "", "malformed: line 1"},
 		{"file without keys", map[string]string{"credentials": "[default]\nregion = eu-north-1\n"}, "", "no [default] profile with"},

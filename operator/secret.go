@@ -67,8 +67,11 @@ func secretKey(s *corev1.Secret) (key iamclient.AccessKey, problem string) {
 	if id != "" && secret != "" {
 		return iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret)}, ""
 	}
-	if (id == "") != (secret == "") {
-		return key, "holds only one half of a key pair; it needs both " + SecretKeyID + " and " + SecretKeySecret
+	switch {
+	case id != "" && secret == "":
+		return key, "has " + SecretKeyID + " but " + SecretKeySecret + " is missing or empty; it needs both halves of the key pair"
+	case secret != "" && id == "":
+		return key, "has " + SecretKeySecret + " but " + SecretKeyID + " is missing or empty; it needs both halves of the key pair"
 	}
 	raw, ok := s.Data[SecretKeyCredentials]
 	if !ok {

@@ -84,6 +84,9 @@ func (r SecretRoot) Root(ctx context.Context) (Root, error) {
 		return Root{}, fmt.Errorf("read %s: %w", source, err)
 	}
 	key, problem := secretKey(s)
+	if problem == "web-identity" {
+		problem = "holds a web-identity configuration, not the key pair leash mints with"
+	}
 	if problem != "" {
 		return Root{}, fmt.Errorf("%w: %s %s", ErrNoRoot, source, problem)
 	}
