@@ -151,8 +151,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	applyOutcome(cr, out, syncErr == nil, metav1.NewTime(r.Now()))
 	if statusChanged(before, &cr.Status) {
 		if err := r.Client.Status().Update(ctx, cr); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{Requeue: true}, nil
+			if apierrors.IsConflict(err) { // someone changed the request: sync again with it
+				return ctrl.Result{RequeueAfter: time.Second}, nil
 			}
 			return ctrl.Result{}, err
 		}

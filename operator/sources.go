@@ -50,9 +50,9 @@ func (k KubeCluster) Secret(ctx context.Context, namespace, name string) (*corev
 // annotations) are removed.
 func (k KubeCluster) WriteSecret(ctx context.Context, s *corev1.Secret) error {
 	s = s.DeepCopy()
-	s.TypeMeta.APIVersion, s.TypeMeta.Kind = "v1", "Secret"
+	s.APIVersion, s.Kind = "v1", "Secret"
 	s.ResourceVersion, s.ManagedFields, s.UID = "", nil, ""
-	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner("leash"), client.ForceOwnership) //nolint:staticcheck // client.Apply with a typed object is the supported form in v0.22
+	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner("leash"), client.ForceOwnership)
 }
 
 // DeleteSecret implements Cluster.
