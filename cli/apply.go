@@ -106,7 +106,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		}
 	}
 	var root operator.RootSource
-	iamCfg := iamclient.Config{Endpoint: o.endpoint}
+	iamCfg := iamclient.Config{Endpoint: o.endpoint, HTTPClient: iamclient.NewHTTPClient(1)}
 	switch o.target {
 	case "local":
 		if o.out == "" {

@@ -93,6 +93,17 @@ func New(cfg Config) *Client {
 	}
 }
 
+// NewHTTPClient is one connection pool for every client a process builds,
+// keeping up to maxIdle idle connections. Without it, each client (and one is
+// built for every new key, to prove it works) gets a pool of its own that
+// keeps a connection and its buffers open for 90 s. Requests are signed one
+// by one, so clients of different keys can share connections.
+func NewHTTPClient(maxIdle int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(maxIdle, 10)
+	return &http.Client{Transport: tr}
+}
+
 // WithKey returns a client that signs with key instead, for proving a new
 // key or reading who a Secret's key belongs to. It makes one attempt per
 // call, so that the caller controls how long it waits for propagation.

@@ -112,8 +112,15 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		reg = metricsRegistry()
 	}
 	metrics := NewMetrics(reg)
+	workers := o.Workers
+	if workers == 0 {
+		workers = 8
+	}
 	iamCfg := o.IAM
 	iamCfg.Observe = metrics.ObserveIAMCall
+	if iamCfg.HTTPClient == nil {
+		iamCfg.HTTPClient = iamclient.NewHTTPClient(workers)
+	}
 	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
 		c := iamCfg
 		c.Credentials = key.Provider()
@@ -148,10 +155,6 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return nil, nil, err
 	}
 	r.Provisioner = prov
-	workers := o.Workers
-	if workers == 0 {
-		workers = 8
-	}
 	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, rootSource); err != nil {
 		return nil, nil, err
 	}
