@@ -366,3 +366,27 @@ func (c *Client) AttachUserPolicy(ctx context.Context, user, arn string) error {
 	}
 	return nil
 }
+
+// ManagedPolicy is a customer managed policy as ListPolicies shows it.
+type ManagedPolicy struct {
+	ARN, Name   string
+	Attachments int
+	Created     time.Time
+}
+
+// ListPolicies lists the account's own managed policies under a path.
+func (c *Client) ListPolicies(ctx context.Context, prefix string) ([]ManagedPolicy, error) {
+	var out []ManagedPolicy
+	p := iam.NewListPoliciesPaginator(c.iam, &iam.ListPoliciesInput{PathPrefix: aws.String(prefix), Scope: iamtypes.PolicyScopeTypeLocal})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("iam:ListPolicies %s: %w", prefix, err)
+		}
+		for _, pol := range page.Policies {
+			out = append(out, ManagedPolicy{ARN: aws.ToString(pol.Arn), Name: aws.ToString(pol.PolicyName),
+				Attachments: int(aws.ToInt32(pol.AttachmentCount)), Created: aws.ToTime(pol.CreateDate)})
+		}
+	}
+	return out, nil
+}

@@ -200,7 +200,7 @@ func runSweeps(ctx context.Context, prov *Provisioner, c client.Client, o Option
 			logger.Error(err, "sweeping IAM users no request owns")
 		}
 		for _, name := range deleted {
-			logger.Info("deleted an IAM user no request owns", "user", name)
+			logger.Info("deleted what no request owns", "iam", name)
 		}
 	}
 }

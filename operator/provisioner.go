@@ -123,6 +123,9 @@ type Provisioner struct {
 
 	mu      sync.Mutex
 	clients map[string]*rootClient // by root key ID
+	// identify is held while a new root key's identity is read, so that
+	// workers starting together ask STS once.
+	identify sync.Mutex
 }
 
 // rootClient is an IAM client for a root key, with who it is.
@@ -259,6 +262,8 @@ func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error)
 	if err != nil {
 		return nil, root, err
 	}
+	p.identify.Lock()
+	defer p.identify.Unlock()
 	p.mu.Lock()
 	rc := p.clients[root.Key.ID]
 	p.mu.Unlock()

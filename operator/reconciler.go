@@ -61,7 +61,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options,
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&leashv1.CredentialsRequest{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deleting))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner), builder.WithPredicates(changedByOthers)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.waitingFor)).
 		WithOptions(opts)
 	if rootCache != nil {
@@ -91,6 +91,28 @@ func (r *Reconciler) PassthroughRequests(ctx context.Context, _ client.Object) [
 var deleting = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	return e.ObjectNew.GetDeletionTimestamp() != nil
 }}
+
+// changedByOthers passes a Secret's deletion and changes someone other than
+// leash made: leash's own writes need no second sync (they would cost one
+// per new key, with four IAM reads each).
+var changedByOthers = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return lastWriter(e.ObjectNew) != fieldOwner },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// lastWriter is the field manager of the object's most recent write.
+func lastWriter(o client.Object) string {
+	var who string
+	var when time.Time
+	for _, m := range o.GetManagedFields() {
+		if m.Time != nil && !m.Time.Time.Before(when) {
+			who, when = m.Manager, m.Time.Time
+		}
+	}
+	return who
+}
 
 // secretOwner maps a Secret leash wrote to its request.
 func secretOwner(_ context.Context, o client.Object) []reconcile.Request {

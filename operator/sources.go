@@ -15,6 +15,9 @@ import (
 	"leash.dev/leash/iamclient"
 )
 
+// fieldOwner is the field manager of leash's writes.
+const fieldOwner = "leash"
+
 // KubeCluster keeps Secrets in the API server. Reads go to the API server
 // (reader), not a cache: the operator caches only its own Secrets, and in
 // Manual mode the Secret is the administrator's.
@@ -52,7 +55,7 @@ func (k KubeCluster) WriteSecret(ctx context.Context, s *corev1.Secret) error {
 	s = s.DeepCopy()
 	s.APIVersion, s.Kind = "v1", "Secret"
 	s.ResourceVersion, s.ManagedFields, s.UID = "", nil, ""
-	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner("leash"), client.ForceOwnership)
+	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner(fieldOwner), client.ForceOwnership)
 }
 
 // DeleteSecret implements Cluster.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"leash.dev/leash/iamclient"
 )
 
 // Sweep deletes IAM users that leash minted for this cluster but that no
@@ -38,6 +40,34 @@ func (p *Provisioner) Sweep(ctx context.Context, liveUIDs map[string]bool, grace
 			return deleted, fmt.Errorf("sweep %s: %w", u.Name, err)
 		}
 		deleted = append(deleted, u.Name)
+	}
+	return p.sweepPolicies(ctx, rc, users, grace, deleted)
+}
+
+// sweepPolicies deletes managed policies leash made for users that do not
+// exist: left by a crash between CreatePolicy and AttachUserPolicy of a
+// request that was then deleted without its finalizer.
+func (p *Provisioner) sweepPolicies(ctx context.Context, rc *rootClient, users []iamclient.User, grace time.Duration, deleted []string) ([]string, error) {
+	live := map[string]bool{}
+	for _, u := range users {
+		live[policyName(u.Name)] = true
+	}
+	for _, name := range deleted {
+		delete(live, policyName(name))
+	}
+	policies, err := rc.iam.ListPolicies(ctx, userPath(p.cfg.ClusterName))
+	if err != nil {
+		return deleted, err
+	}
+	now := p.now()
+	for _, pol := range policies {
+		if pol.Attachments > 0 || live[pol.Name] || now.Sub(pol.Created) < grace || !strings.HasSuffix(pol.Name, "-policy") {
+			continue
+		}
+		if err := rc.iam.DeletePolicy(ctx, pol.ARN); err != nil {
+			return deleted, fmt.Errorf("sweep %s: %w", pol.ARN, err)
+		}
+		deleted = append(deleted, pol.ARN)
 	}
 	return deleted, nil
 }

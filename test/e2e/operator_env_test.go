@@ -11,11 +11,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -114,6 +116,9 @@ func (cl *cluster) operatorOptions(cfg operator.Config) operator.Options {
 // stop is called or the test ends.
 func (cl *cluster) runOperator(t *testing.T, o operator.Options) (stop func(), metrics *operator.Metrics) {
 	t.Helper()
+	// controller-runtime's logger is set once per process, so it cannot be
+	// one test's log; the tests read outcomes from the API server instead.
+	ctrl.SetLogger(logr.Discard())
 	mgr, metrics, err := operator.NewManager(cl.api.Config, o)
 	if err != nil {
 		t.Fatal(err)
