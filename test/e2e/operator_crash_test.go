@@ -65,49 +65,10 @@ func TestCrashAtEveryIAMCall(t *testing.T) {
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--rotation-grace", "0", "--sweep-interval", "1s", "--sweep-grace", "2s")
 
-	// Mint: round n creates r-n and kills the operator at the nth call of
-	// its mint; a restart then has to finish it. The first round whose
-	// request is Ready before its nth call has passed the mint's last call.
-	var mintKills []string
-	for n := 1; ; n++ {
-		if n > 20 {
-			t.Fatalf("every round up to %d was killed before its request was Ready; calls of the last round: %v", n-1, tap.counted())
-		}
-		name := fmt.Sprintf("r-%d", n)
-		cl.create(t, request(t, crashNS, name, crashNS, crashEntries))
-		p := runs.next()
-		tap.arm(p, n, callsAbout(crashUserPrefix(name)))
-		p.start(t)
-		runs.waitKillOr(t, p, tap, name+" Ready", func() bool { return readyTrue(cl.get(t, crashNS, name)) })
-		killedAt := tap.disarm()
-		calls := tap.counted()
-		if killedAt == "" {
-			p.terminate(t)
-			t.Logf("round %d: %s Ready after %d calls of its mint, no kill: %s", n, name, len(calls), strings.Join(calls, ", "))
-			checkMinted(t, cl)
-			break
-		}
-		// A kill after the request turned Ready hit a later sync, not the
-		// mint: the mint ended with the call before.
-		past := readyTrue(cl.get(t, crashNS, name))
-		t.Logf("round %d: kill %d after %s (calls: %s)%s", n, n, killedAt, strings.Join(calls, ", "),
-			map[bool]string{true: "; the request was already Ready, so this call is past its mint"}[past])
-		if !past {
-			mintKills = append(mintKills, killedAt)
-		}
-		restart := runs.next()
-		restart.start(t)
-		runs.waitAllReady(t, restart, cl)
-		restart.terminate(t)
-		checkMinted(t, cl)
-		if past {
-			break
-		}
-	}
-	t.Logf("mint kill points, in order: %s", strings.Join(mintKills, " | "))
-	if len(mintKills) < 4 {
-		t.Errorf("a mint was killed at only %d calls (%v); it makes at least CreateUser, PutUserPolicy, CreateAccessKey and the proof", len(mintKills), mintKills)
-	}
+	// Mint: once with a policy that fits inline, once with one that must be
+	// a managed policy (more calls: GetPolicy, CreatePolicy, AttachUserPolicy).
+	crashMints(t, cl, tap, runs, "r", crashEntries, 4)
+	crashMints(t, cl, tap, runs, "m", bigCrashEntries(), 6)
 	secrets := tap.secrets()
 	for _, s := range crashSecrets(t, cl) {
 		secrets = append(secrets, string(s.Data[operator.SecretKeySecret]))
@@ -372,8 +333,22 @@ func checkMinted(t *testing.T, cl *cluster) {
 	for uid, names := range owned {
 		t.Errorf("users %v (request UID %q) belong to no request", names, uid)
 	}
-	if arns := crashPolicies(t, cl); len(arns) != 0 {
-		t.Errorf("managed policies %v under /leash/%s/; every request here fits an inline policy", arns, crashNS)
+	// Requests named m-N are over the inline limit: each has one managed
+	// policy, attached to its user; there are no others.
+	want := map[string]bool{}
+	for _, cr := range crs {
+		if strings.HasPrefix(cr.Name, "m-") {
+			want["arn:aws:iam::"+account+":policy/leash/"+crashNS+"/"+userOf(t, &cr)+"-policy"] = true
+		}
+	}
+	for _, arn := range crashPolicies(t, cl) {
+		if !want[arn] {
+			t.Errorf("managed policy %s belongs to no request over the inline limit", arn)
+		}
+		delete(want, arn)
+	}
+	for arn := range want {
+		t.Errorf("managed policy %s is missing", arn)
 	}
 	if t.Failed() {
 		t.FailNow()
@@ -745,6 +720,8 @@ func (tp *iamTap) observe(r *http.Request, body []byte, status int, answer []byt
 	c := tapCall{action: form.Get("Action"), user: form.Get("UserName")}
 	if arn := form.Get("PolicyArn"); arn != "" {
 		c.policy = arn[strings.LastIndex(arn, "/")+1:]
+	} else if c.user == "" {
+		c.policy = form.Get("PolicyName") // CreatePolicy
 	}
 	if status >= 300 {
 		var e struct {
@@ -813,4 +790,61 @@ func callsAbout(userPrefix string) func(tapCall) bool {
 		}
 		return strings.HasPrefix(c.user, userPrefix) || strings.HasPrefix(c.policy, userPrefix)
 	}
+}
+
+// crashMints runs the mint rounds: round n creates PREFIX-n and kills the
+// operator at the nth call of its mint; a restart then has to finish it. The
+// first round whose request is Ready before its nth call has passed the
+// mint's last call. minKills is the fewest calls such a mint can make.
+func crashMints(t *testing.T, cl *cluster, tap *iamTap, runs *operatorRuns, prefix, entries string, minKills int) {
+	t.Helper()
+	var mintKills []string
+	for n := 1; ; n++ {
+		if n > 20 {
+			t.Fatalf("every round up to %d was killed before its request was Ready; calls of the last round: %v", n-1, tap.counted())
+		}
+		name := fmt.Sprintf("%s-%d", prefix, n)
+		cl.create(t, request(t, crashNS, name, crashNS, entries))
+		p := runs.next()
+		tap.arm(p, n, callsAbout(crashUserPrefix(name)))
+		p.start(t)
+		runs.waitKillOr(t, p, tap, name+" Ready", func() bool { return readyTrue(cl.get(t, crashNS, name)) })
+		killedAt := tap.disarm()
+		calls := tap.counted()
+		if killedAt == "" {
+			p.terminate(t)
+			t.Logf("round %d: %s Ready after %d calls of its mint, no kill: %s", n, name, len(calls), strings.Join(calls, ", "))
+			checkMinted(t, cl)
+			break
+		}
+		// A kill after the request turned Ready hit a later sync, not the
+		// mint: the mint ended with the call before.
+		past := readyTrue(cl.get(t, crashNS, name))
+		t.Logf("round %d: kill %d after %s (calls: %s)%s", n, n, killedAt, strings.Join(calls, ", "),
+			map[bool]string{true: "; the request was already Ready, so this call is past its mint"}[past])
+		if !past {
+			mintKills = append(mintKills, killedAt)
+		}
+		restart := runs.next()
+		restart.start(t)
+		runs.waitAllReady(t, restart, cl)
+		restart.terminate(t)
+		checkMinted(t, cl)
+		if past {
+			break
+		}
+	}
+	t.Logf("%s: mint kill points, in order: %s", prefix, strings.Join(mintKills, " | "))
+	if len(mintKills) < minKills {
+		t.Errorf("a mint was killed at only %d calls (%v); it makes at least CreateUser, PutUserPolicy, CreateAccessKey and the proof", len(mintKills), mintKills)
+	}
+}
+
+// bigCrashEntries is a request over IAM's 2,048-character inline limit.
+func bigCrashEntries() string {
+	var actions []string
+	for i := 0; i < 60; i++ {
+		actions = append(actions, fmt.Sprintf("%q", fmt.Sprintf("ec2:DescribeInstanceAttributeNumber%02d", i)))
+	}
+	return "- effect: Allow\n  action: [" + strings.Join(actions, ", ") + "]\n  resource: \"*\"\n"
 }
