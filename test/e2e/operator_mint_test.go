@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -171,6 +172,32 @@ func TestMint(t *testing.T) {
 	if s := cl.secret(t, "apps", "reader-creds"); s != nil {
 		t.Error("the Secret survived the request's deletion")
 	}
+
+	// Every IAM change was an Event on the request, and no Event carries a
+	// secret.
+	waitFor(t, 30*time.Second, "an Event for each IAM change", func() (bool, string) {
+		var events corev1.EventList
+		if err := cl.c.List(ctx, &events, client.InNamespace("apps")); err != nil {
+			return false, err.Error()
+		}
+		seen := map[string]bool{}
+		for _, e := range events.Items {
+			for _, secret := range []string{key.Secret.Reveal(), newKey.Secret.Reveal()} {
+				if strings.Contains(e.Message, secret) {
+					t.Fatalf("Event %s carries a secret access key", e.Reason)
+				}
+			}
+			if e.InvolvedObject.Name == "reader" {
+				seen[e.Reason] = true
+			}
+		}
+		for _, r := range []string{"UserCreated", "PolicyCreated", "AccessKeyCreated", "PolicyUpdated", "AccessKeyRotated", "AccessKeyDeleted", "UserDeleted"} {
+			if !seen[r] {
+				return false, fmt.Sprintf("no %s Event; seen %v", r, seen)
+			}
+		}
+		return true, ""
+	})
 }
 
 // TestMintRefusesBadRequests pins that an invalid request reports the entry
