@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -113,12 +111,12 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 			o.out = filepath.Join(o.data, "secrets")
 		}
 		if o.endpoint == "" {
-			url, stop, err := embeddedLocal(ctx, o.data)
+			local, err := localaws.StartLoopback(localaws.Config{DataDir: o.data})
 			if err != nil {
 				return err
 			}
-			defer stop()
-			iamCfg.Endpoint = url
+			defer func() { _ = local.Stop() }()
+			iamCfg.Endpoint = local.URL
 		}
 		root = operator.FileRoot{Path: filepath.Join(o.data, localaws.AdminCredentialsFile)}
 	case "aws":
@@ -155,30 +153,6 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		}
 	}
 	return nil
-}
-
-// embeddedLocal serves leash local from dir on a loopback port until stop.
-func embeddedLocal(ctx context.Context, dir string) (url string, stop func(), err error) {
-	srv, err := localaws.Open(localaws.Config{DataDir: dir})
-	if err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = srv.Close()
-		return "", nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(ctx, ln) }()
-	return "http://" + ln.Addr().String(), func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-		_ = srv.Close()
-	}, nil
 }
 
 // eventPrinter prints the IAM changes apply makes, as the operator records

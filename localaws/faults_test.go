@@ -3,7 +3,6 @@ package localaws_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -22,25 +21,16 @@ import (
 func startWith(t *testing.T, cfg localaws.Config) *endpoint {
 	t.Helper()
 	cfg.DataDir = t.TempDir()
-	srv, err := localaws.Open(cfg)
+	l, err := localaws.StartLoopback(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
+		if err := l.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
 		}
-		_ = srv.Close()
 	})
-	return &endpoint{srv: srv, url: "http://" + ln.Addr().String(), dir: cfg.DataDir}
+	return &endpoint{srv: l.Server, url: l.URL, dir: cfg.DataDir}
 }
 
 // noRetry is an IAM client that makes one attempt, so that a fault is seen

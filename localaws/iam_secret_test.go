@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -26,28 +25,17 @@ import (
 func startStoppable(t *testing.T) (*endpoint, func()) {
 	t.Helper()
 	dir := t.TempDir()
-	srv, err := localaws.Open(localaws.Config{DataDir: dir, AccountID: account})
+	l, err := localaws.StartLoopback(localaws.Config{DataDir: dir, AccountID: account})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
 	stop := sync.OnceFunc(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := srv.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+		if err := l.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
 		}
 	})
 	t.Cleanup(stop)
-	return &endpoint{srv: srv, url: "http://" + ln.Addr().String(), dir: dir}, stop
+	return &endpoint{srv: l.Server, url: l.URL, dir: dir}, stop
 }
 
 // recorder is an HTTP client that keeps every response body, by action.

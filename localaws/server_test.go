@@ -3,7 +3,6 @@ package localaws_test
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,28 +26,7 @@ type endpoint struct {
 
 func start(t *testing.T) *endpoint {
 	t.Helper()
-	dir := t.TempDir()
-	srv, err := localaws.Open(localaws.Config{DataDir: dir, AccountID: "111122223333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		if err := srv.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return &endpoint{srv: srv, url: "http://" + ln.Addr().String(), dir: dir}
+	return startWith(t, localaws.Config{AccountID: "111122223333"})
 }
 
 // adminKeys reads the administrator's key from the credentials file, as a

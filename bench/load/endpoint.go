@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"leash.dev/leash/bench/internal/procmem"
 	"leash.dev/leash/localaws"
 )
 
@@ -105,47 +105,19 @@ type memory struct {
 
 func (e *endpoint) memory() memory {
 	var m memory
-	status := "/proc/self/status"
+	pid := os.Getpid()
 	switch {
 	case e.srv != nil:
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		m.heapInuse, m.sys = ms.HeapInuse, ms.Sys
 	case e.pid != 0:
-		status = fmt.Sprintf("/proc/%d/status", e.pid)
+		pid = e.pid
 	default:
 		return m
 	}
-	m.rss, m.hwm = procStatus(status)
+	m.rss, m.hwm = procmem.Of(pid)
 	return m
-}
-
-// procStatus reads VmRSS and VmHWM, in bytes; 0 where /proc is missing.
-func procStatus(path string) (rss, hwm uint64) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), ":")
-		fields := strings.Fields(v)
-		if len(fields) == 0 {
-			continue
-		}
-		kb, err := strconv.ParseUint(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			rss = kb << 10
-		case "VmHWM":
-			hwm = kb << 10
-		}
-	}
-	return rss, hwm
 }
 
 // cpu is the CPU time, user and system, the server's process has used:

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,6 +46,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/bench/internal/procmem"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/test/apiserver"
@@ -140,11 +140,15 @@ func run(ctx context.Context, args []string, out io.Writer) (pass bool, err erro
 		return false, err
 	}
 	defer api.stop()
-	local, err := startLocal(filepath.Join(dir, "local"))
+	local, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "local")})
 	if err != nil {
 		return false, err
 	}
-	defer local.close()
+	defer func() {
+		if err := local.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/operator: leash local:", err)
+		}
+	}()
 	op, err := startOperator(ctx, bin, api.kubeconfig, local, o.workers, dir)
 	if err != nil {
 		return false, err
@@ -193,7 +197,7 @@ func measure(ctx context.Context, api *apiServer, op *operatorProcess, o options
 	procs = append(procs, api.processes()...)
 	procs = append(procs, proc{"this process (leash local, creates, polls)", os.Getpid()})
 	cpuBefore := cpuTimes(procs)
-	m.startRSS, _ = procMemory(op.cmd.Process.Pid)
+	m.startRSS, _ = procmem.Of(op.cmd.Process.Pid)
 
 	start := time.Now() // the clock starts as the first create is sent
 	created := make(chan createResult, 1)
@@ -211,7 +215,7 @@ func measure(ctx context.Context, api *apiServer, op *operatorProcess, o options
 	m.cpu = cpuDeltas(procs, cpuBefore, cpuTimes(procs))
 	m.loadAverage = loadAverage()
 	m.maxRSS = sampler.stop()
-	_, m.hwm = procMemory(op.cmd.Process.Pid)
+	_, m.hwm = procmem.Of(op.cmd.Process.Pid)
 
 	text, err := op.metrics(ctx)
 	if err != nil {
@@ -502,39 +506,6 @@ func (a *apiServer) processes() []proc {
 }
 
 // local is leash local served in this process.
-type local struct {
-	srv    *localaws.Server
-	url    string
-	cancel context.CancelFunc
-	served chan error
-}
-
-func startLocal(dataDir string) (*local, error) {
-	srv, err := localaws.Open(localaws.Config{DataDir: dataDir})
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = srv.Close()
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &local{srv: srv, url: "http://" + ln.Addr().String(), cancel: cancel, served: make(chan error, 1)}
-	go func() { l.served <- srv.Serve(ctx, ln) }()
-	return l, nil
-}
-
-func (l *local) close() {
-	l.cancel()
-	if err := <-l.served; err != nil {
-		fmt.Fprintln(os.Stderr, "bench/operator: leash local:", err)
-	}
-	if err := l.srv.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/operator: close leash local:", err)
-	}
-}
-
 // operatorProcess is `leash operator` running against the API server and
 // leash local.
 type operatorProcess struct {
@@ -545,7 +516,7 @@ type operatorProcess struct {
 	done        chan struct{}
 }
 
-func startOperator(ctx context.Context, bin, kubeconfig string, l *local, workers int, dir string) (*operatorProcess, error) {
+func startOperator(ctx context.Context, bin, kubeconfig string, l *localaws.Loopback, workers int, dir string) (*operatorProcess, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -560,8 +531,8 @@ func startOperator(ctx context.Context, bin, kubeconfig string, l *local, worker
 	// rather than killing it.
 	op.cmd = exec.Command(bin, "operator",
 		"--kubeconfig", kubeconfig,
-		"--iam-endpoint", l.url,
-		"--root-credentials-file", l.srv.AdminCredentialsPath(),
+		"--iam-endpoint", l.URL,
+		"--root-credentials-file", l.AdminCredentialsPath(),
 		"--cluster-name", "bench",
 		"--metrics-bind-address", addr,
 		"--health-probe-bind-address", "0",
@@ -666,7 +637,7 @@ func (op *operatorProcess) sampleMemory(every time.Duration) *memorySampler {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			rss, _ := procMemory(pid)
+			rss, _ := procmem.Of(pid)
 			s.mu.Lock()
 			s.max, s.prev = max(s.max, rss), rss
 			s.mu.Unlock()
@@ -702,34 +673,6 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "?"
-}
-
-// procMemory reads VmRSS and VmHWM of a process, in bytes; 0 when unknown.
-func procMemory(pid int) (rss, hwm uint64) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), ":")
-		fields := strings.Fields(v)
-		if len(fields) == 0 {
-			continue
-		}
-		kb, err := strconv.ParseUint(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			rss = kb << 10
-		case "VmHWM":
-			hwm = kb << 10
-		}
-	}
-	return rss, hwm
 }
 
 // proc is a process whose CPU time is reported.

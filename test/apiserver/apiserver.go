@@ -96,3 +96,23 @@ func Kubectl(t testing.TB) string {
 	}
 	return p
 }
+
+// Kubeconfig writes a kubeconfig of a cluster administrator (group
+// system:masters) named user, for kubectl or an operator run as a process,
+// and returns its path.
+func (s *Server) Kubeconfig(t testing.TB, user string) string {
+	t.Helper()
+	u, err := s.Env.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatalf("adding user %s: %v", user, err)
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		t.Fatalf("kubeconfig of %s: %v", user, err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

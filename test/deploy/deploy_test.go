@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -45,7 +44,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/test/apiserver"
@@ -510,19 +508,8 @@ func TestApplied(t *testing.T) {
 	// kubectl talks to the API server as an administrator of its own, with
 	// a kubeconfig from envtest; its discovery cache stays in the temporary
 	// folder too.
-	dir := t.TempDir()
-	installer, err := srv.Env.AddUser(envtest.User{Name: "leash-installer", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatalf("adding the installing user: %v", err)
-	}
-	kc, err := installer.KubeConfig()
-	if err != nil {
-		t.Fatalf("kubeconfig: %v", err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := srv.Kubeconfig(t, "leash-installer")
+	dir := filepath.Dir(kubeconfig)
 	kubectlArgs := []string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + filepath.Join(dir, "cache")}
 	versions, skew := runKubectl(t, kubectl, append(kubectlArgs, "version")...)
 	t.Logf("kubectl version:\n%s%s", versions, skew)

@@ -9,9 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -26,7 +24,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/operator"
@@ -59,7 +56,7 @@ func TestCrashAtEveryIAMCall(t *testing.T) {
 	cl.namespace(t, crashNS)
 	root := cl.adminKey(t)
 	tap := newIAMTap(t, cl.url, root.ID)
-	runs := newOperatorRuns(t, "operator", "--kubeconfig", writeKubeconfig(t, cl),
+	runs := newOperatorRuns(t, "operator", "--kubeconfig", cl.api.Kubeconfig(t, "operator"),
 		"--iam-endpoint", tap.url, "--root-credentials-file", cl.local.AdminCredentialsPath(),
 		"--namespace", crashNS, "--cluster-name", crashNS,
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
@@ -396,25 +393,6 @@ func handMadeUser(t *testing.T, cl *cluster, path, name string, tags map[string]
 		t.Fatal(err)
 	}
 	return name
-}
-
-// writeKubeconfig writes a kubeconfig of an administrator of the test's API
-// server, for an operator run as a process.
-func writeKubeconfig(t *testing.T, cl *cluster) string {
-	t.Helper()
-	u, err := cl.api.Env.AddUser(envtest.User{Name: "op", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := u.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 func tally(actions []string) string {

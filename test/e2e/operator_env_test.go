@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,23 +59,16 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 // test ends.
 func startInProcessLocal(t *testing.T, cfg localaws.Config) (*localaws.Server, string) {
 	t.Helper()
-	srv, err := localaws.Open(cfg)
+	l, err := localaws.StartLoopback(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		cancel()
-		<-done
-		_ = srv.Close()
+		if err := l.Stop(); err != nil {
+			t.Errorf("leash local: %v", err)
+		}
 	})
-	return srv, "http://" + ln.Addr().String()
+	return l.Server, l.URL
 }
 
 func (cl *cluster) adminKey(t *testing.T) iamclient.AccessKey {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -21,7 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
@@ -338,19 +336,8 @@ func TestKubectlColumnsAndDescribe(t *testing.T) {
 	cl.waitCondition(t, "apps", "lost", leashv1.MissingTargetNamespace, corev1.ConditionTrue, "NamespaceNotFound")
 	key := secretKey(t, cl.secret(t, "apps", "reader-creds"))
 
-	dir := t.TempDir()
-	admin, err := cl.api.Env.AddUser(envtest.User{Name: "e2e-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := cl.api.Kubeconfig(t, "e2e-admin")
+	dir := filepath.Dir(kubeconfig)
 	args := []string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + filepath.Join(dir, "cache")}
 
 	table := kubectlOutput(t, kubectl, append(args, "get", "credentialsrequests", "-A")...)
