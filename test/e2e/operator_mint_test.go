@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/localaws/faults"
 	"leash.dev/leash/operator"
 )
 
@@ -259,3 +261,33 @@ func TestMissingTargetNamespace(t *testing.T) {
 
 // newKeyIDSuffix varies a test password by run without making it a secret.
 func newKeyIDSuffix(id string) string { return id[len(id)-4:] }
+
+// TestMintWaitsForKeyPropagation pins that a new key is published only once
+// it works: leash local makes keys usable after a delay, as IAM does, and
+// the Secret must never hold a key that is refused.
+func TestMintWaitsForKeyPropagation(t *testing.T) {
+	const delay = 3 * time.Second
+	var refused atomic.Int64
+	cl := newCluster(t, clusterOptions{faults: faults.Config{PropagationDelay: delay}, afterCall: func(action, code string) {
+		// A refused signature is refused before the action is read.
+		if code == "InvalidClientTokenId" {
+			refused.Add(1)
+		}
+	}})
+	cl.namespace(t, "apps")
+	// The administrator's own first key waits the delay too.
+	time.Sleep(delay)
+	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{}))
+	cl.create(t, request(t, "apps", "slow", "apps", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"))
+	start := time.Now()
+	cr := cl.waitReady(t, "apps", "slow")
+	if refused.Load() == 0 {
+		t.Error("the new key was never refused while it propagated: the proof did not run against the delay")
+	}
+	key := secretKey(t, cl.secret(t, "apps", "slow-creds"))
+	id, err := cl.iamClient(key).CallerIdentity(context.Background())
+	if err != nil || id.ARN != cr.Status.Principal {
+		t.Errorf("the published key: %q, %v; want it to work as %s", id.ARN, err, cr.Status.Principal)
+	}
+	t.Logf("Ready %v after the request; the proof was refused %d times while the key propagated", time.Since(start).Round(100*time.Millisecond), refused.Load())
+}
