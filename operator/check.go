@@ -3,140 +3,20 @@ package operator
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/analyze"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/policy"
 )
 
-// Denial is one requested permission a principal lacks, and why.
-type Denial struct {
-	Action   string
-	Resource string
-	Context  string
-	Why      string
-}
-
-func (d Denial) String() string {
-	s := d.Action + " on " + d.Resource
-	if d.Context != "" {
-		s += " when " + d.Context
-	}
-	return s + ": " + d.Why
-}
-
-// question is one action on one resource under one context that the
-// request's statements need the principal to be allowed.
-type question struct {
-	action, resource string
-	context          map[string][]string
-}
-
-// questions turns the request's Allow statements into the questions a
-// principal must answer "allowed" to. A statement's resource pattern is
-// asked as written, so a principal covers it only if its own patterns match
-// the whole pattern (arn:aws:s3:::* covers arn:aws:s3:::krops-*, and
-// arn:aws:s3:::krops-a does not). Its conditions become a context that
-// satisfies them: each value of each key under a positive operator is asked
-// once, so a principal limited to one region is not taken to cover a
-// request for two.
-func questions(spec *leashv1.AWSProviderSpec) []question {
-	var qs []question
-	for _, e := range spec.StatementEntries {
-		if e.Effect != "Allow" {
-			continue
-		}
-		for _, ctx := range satisfyingContexts(e.PolicyCondition) {
-			for _, a := range e.Action {
-				qs = append(qs, question{action: a, resource: e.Resource, context: ctx})
-			}
-		}
-	}
-	return qs
-}
-
-// satisfyingContexts are contexts under which a condition block holds: the
-// first value of every key, then each other value of one key at a time.
-// Keys under negated, Null and numeric or date operators are left out: an
-// absent key makes the principal's own conditions on it fail, so the check
-// errs towards "lacks".
-func satisfyingContexts(cond leashv1.IAMPolicyCondition) []map[string][]string {
-	type keyValues struct {
-		key    string
-		values []string
-	}
-	var kvs []keyValues
-	for op, keys := range cond {
-		base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(op, "ForAnyValue:"), "ForAllValues:"), "IfExists")
-		switch base {
-		case "StringEquals", "StringEqualsIgnoreCase", "StringLike", "ArnEquals", "ArnLike", "Bool", "IpAddress":
-		default:
-			continue
-		}
-		for k, v := range keys {
-			kvs = append(kvs, keyValues{key: k, values: conditionValues(v)})
-		}
-	}
-	sort.Slice(kvs, func(i, j int) bool { return kvs[i].key < kvs[j].key })
-	first := map[string][]string{}
-	for _, kv := range kvs {
-		if len(kv.values) > 0 {
-			first[kv.key] = kv.values[:1]
-		}
-	}
-	out := []map[string][]string{first}
-	for _, kv := range kvs {
-		for _, v := range kv.values[min(1, len(kv.values)):] {
-			ctx := map[string][]string{}
-			for k, vs := range first {
-				ctx[k] = vs
-			}
-			ctx[kv.key] = []string{v}
-			out = append(out, ctx)
-		}
-	}
-	return out
-}
-
-// conditionValues reads a condition value as JSON decoded it: a scalar or a
-// list of scalars.
-func conditionValues(v any) []string {
-	switch v := v.(type) {
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	case nil:
-		return nil
-	default:
-		return []string{fmt.Sprint(v)}
-	}
-}
-
-func contextText(ctx map[string][]string) string {
-	keys := make([]string, 0, len(ctx))
-	for k := range ctx {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, k+"="+strings.Join(ctx[k], ","))
-	}
-	return strings.Join(parts, " ")
-}
-
 // lacks lists the request's permissions that principal is not allowed,
 // judged by leash's engine over the principal's policies as IAM holds them
 // (read with c), or, when c may not read them, by IAM's simulator.
-func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, principal string, spec *leashv1.AWSProviderSpec) ([]Denial, error) {
-	qs := questions(spec)
+func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, principal string, requested *policy.Document) ([]analyze.Gap, error) {
+	qs := analyze.Questions(requested, nil)
 	if strings.HasSuffix(principal, ":root") {
 		return nil, nil // the account root may do anything its SCPs allow
 	}
@@ -148,7 +28,7 @@ func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, pri
 	if err != nil {
 		return nil, err
 	}
-	denials := judge(compiled, principal, qs)
+	denials := analyze.Ask(compiled, principal, qs)
 	if len(denials) == 0 || fresh {
 		return denials, nil
 	}
@@ -163,29 +43,7 @@ func lacks(ctx context.Context, c *iamclient.Client, cache *permissionCache, pri
 	if err != nil {
 		return nil, err
 	}
-	return judge(compiled, principal, qs), nil
-}
-
-// judge asks the engine each question about principal.
-func judge(compiled *policy.Policies, principal string, qs []question) []Denial {
-	var denials []Denial
-	for _, q := range qs {
-		r := &policy.Request{Principal: principal, Action: q.action, Resource: q.resource}
-		r.Context.AddPrincipalKeys(principal)
-		for k, vs := range q.context {
-			r.Context.SetList(k, vs)
-		}
-		res := compiled.Explain(r)
-		if res.Decision == policy.Allowed {
-			continue
-		}
-		why := res.Decision.String()
-		if len(res.Reasons) > 0 {
-			why = res.Reasons[0].Message
-		}
-		denials = append(denials, Denial{Action: q.action, Resource: q.resource, Context: contextText(q.context), Why: why})
-	}
-	return denials
+	return analyze.Ask(compiled, principal, qs), nil
 }
 
 // principalPolicies reads and compiles a user's or role's policies.
@@ -224,19 +82,19 @@ func principalPolicies(ctx context.Context, c *iamclient.Client, principal strin
 
 // simulated asks IAM's simulator, for principals whose policies c may not
 // read but may simulate.
-func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []question) ([]Denial, error) {
+func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []analyze.Question) ([]analyze.Gap, error) {
 	source := principal
 	if kind, name, ok := iamclient.PrincipalName(principal); ok && kind == "role" && strings.Contains(principal, ":assumed-role/") {
 		source = fmt.Sprintf("arn:%s:iam::%s:role/%s", partition(principal), accountOf(principal), name)
 	}
-	var denials []Denial
+	var denials []analyze.Gap
 	for _, q := range qs {
-		a, err := c.Simulate(ctx, source, iamclient.SimulationQuestion{Action: q.action, Resource: q.resource, Context: q.context})
+		a, err := c.Simulate(ctx, source, iamclient.SimulationQuestion{Action: q.Action, Resource: q.Resource, Context: q.Context})
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the policies of %s, nor simulate them: %w", principal, err)
 		}
 		if a.Decision != "allowed" {
-			denials = append(denials, Denial{Action: q.action, Resource: q.resource, Context: contextText(q.context),
+			denials = append(denials, analyze.Gap{Action: q.Action, Resource: q.Resource, Context: analyze.ContextText(q.Context),
 				Why: "IAM's policy simulator answered " + a.Decision})
 		}
 	}
@@ -253,7 +111,7 @@ func accountOf(arn string) string {
 
 // denialsMessage lists the denials for a condition's message, the first
 // ones in full.
-func denialsMessage(who string, ds []Denial) string {
+func denialsMessage(who string, ds []analyze.Gap) string {
 	const shown = 10
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s lacks %d requested permission(s): ", who, len(ds))

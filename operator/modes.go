@@ -15,7 +15,8 @@ import (
 // action on the requested resources under the requested conditions. A
 // root key rotation reaches every passthrough Secret on the next sync.
 func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec, 0); err != nil {
+	_, requested, err := requestedPolicy(spec, 0)
+	if err != nil {
 		return err
 	}
 	rc, root, err := p.rootClient(ctx)
@@ -23,7 +24,7 @@ func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRe
 		return err
 	}
 	out.Principal, out.Granted = rc.identity.ARN, grantedActions(spec)
-	denials, err := lacks(ctx, rc.iam, rc.perms, rc.identity.ARN, spec)
+	denials, err := lacks(ctx, rc.iam, rc.perms, rc.identity.ARN, requested)
 	if iamclient.IsAccessDenied(err) {
 		// A root key that may neither read its own policies nor simulate
 		// them stays so until the administrator grants it: a condition
@@ -77,7 +78,8 @@ func sameData(a, b map[string][]byte) bool {
 // requested permissions the key's principal lacks — the check to run before
 // an upgrade that adds permissions.
 func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec, 0); err != nil {
+	_, requested, err := requestedPolicy(spec, 0)
+	if err != nil {
 		return err
 	}
 	out.Granted = grantedActions(spec)
@@ -116,7 +118,7 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 	if rc, _, rerr := p.rootClient(ctx); rerr == nil {
 		reader, cache = rc.iam, rc.perms
 	}
-	denials, err := lacks(ctx, reader, cache, id.ARN, spec)
+	denials, err := lacks(ctx, reader, cache, id.ARN, requested)
 	if err != nil {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
 			Message: fmt.Sprintf("Manual mode: cannot check the permissions of %s (%s); allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials", id.ARN, iamclient.ResultCode(err))}
@@ -134,7 +136,8 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 // names: pods assume it with their projected service account token, and no
 // long-lived key exists.
 func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	if _, _, err := requestedPolicy(spec, 0); err != nil {
+	_, requested, err := requestedPolicy(spec, 0)
+	if err != nil {
 		return err
 	}
 	if kind, _, ok := iamclient.PrincipalName(spec.STSIAMRoleARN); !ok || kind != "role" {
@@ -163,7 +166,7 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 	// permissions: the Secret is written either way, as the role is the
 	// administrator's to fix.
 	if rc, _, err := p.rootClient(ctx); err == nil {
-		denials, err := lacks(ctx, rc.iam, rc.perms, spec.STSIAMRoleARN, spec)
+		denials, err := lacks(ctx, rc.iam, rc.perms, spec.STSIAMRoleARN, requested)
 		if err == nil && len(denials) > 0 {
 			return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
 				Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}

@@ -92,30 +92,6 @@ func TestAWSSpecSortsOutOtherClouds(t *testing.T) {
 	}
 }
 
-func TestQuestionsSatisfyTheRequestedConditions(t *testing.T) {
-	s := &leashv1.AWSProviderSpec{StatementEntries: []leashv1.StatementEntry{
-		{Effect: "Allow", Action: []string{"ec2:RunInstances"}, Resource: "*", PolicyCondition: leashv1.IAMPolicyCondition{
-			"StringEquals":    {"aws:RequestedRegion": []any{"eu-north-1", "eu-west-1"}},
-			"StringNotEquals": {"ec2:InstanceType": "t3.nano"},
-		}},
-		{Effect: "Deny", Action: []string{"iam:*"}, Resource: "*"},
-	}}
-	qs := questions(s)
-	var regions []string
-	for _, q := range qs {
-		if q.action != "ec2:RunInstances" || q.resource != "*" {
-			t.Errorf("question %+v: only the Allow statement's actions are asked", q)
-		}
-		if _, ok := q.context["ec2:InstanceType"]; ok {
-			t.Error("a key under a negated operator was put in the context")
-		}
-		regions = append(regions, strings.Join(q.context["aws:RequestedRegion"], ","))
-	}
-	if strings.Join(regions, " ") != "eu-north-1 eu-west-1" {
-		t.Errorf("regions asked = %v, want each requested region once", regions)
-	}
-}
-
 func TestSecretKeyReadsEveryForm(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -185,3 +185,19 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestApplyExamplesPassthrough checks the examples against the embedded
+// endpoint's administrator: it covers every request, including resource
+// patterns with a wildcard account (arn:aws:rds:*:*:*:krops-*), which
+// stand for the administrator's own account.
+func TestApplyExamplesPassthrough(t *testing.T) {
+	stdout, stderr, code := applyRun(t, "-f", filepath.Join("..", "..", "examples"), "--data", t.TempDir(), "--mode", "Passthrough")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, req := range []string{"kube-system/aws-cloud-controller-manager", "ack-system/ack-s3-controller", "ack-system/ack-rds-controller", "ack-system/ack-iam-controller"} {
+		if f := strings.Fields(lineWith(stdout, req)); len(f) < 5 || f[1] != "Passthrough" || f[len(f)-1] != "Ready" {
+			t.Errorf("row for %s = %v, want Passthrough ... Ready", req, f)
+		}
+	}
+}

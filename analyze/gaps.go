@@ -1,0 +1,171 @@
+package analyze
+
+import (
+	"sort"
+	"strings"
+
+	"leash.dev/leash/policy"
+)
+
+// Question is one action on one resource under one context that some
+// statement grants, asked of another set of policies: does it allow it too?
+type Question struct {
+	Action, Resource string
+	Context          map[string][]string
+	// Multivalued names the context keys a set operator (ForAnyValue:,
+	// ForAllValues:) tested: they are asked as lists.
+	Multivalued map[string]bool
+}
+
+// Gap is a question a set of policies does not answer "allowed", and why.
+type Gap struct {
+	Action   string `json:"action"`
+	Resource string `json:"resource"`
+	// Context is the condition keys asked with, as key=value pairs.
+	Context string `json:"context,omitempty"`
+	Why     string `json:"why"`
+}
+
+func (g Gap) String() string {
+	s := g.Action + " on " + g.Resource
+	if g.Context != "" {
+		s += " when " + g.Context
+	}
+	return s + ": " + g.Why
+}
+
+// Questions turns the Allow statements of doc into the questions another
+// set must answer "allowed" to cover them. expand turns an action pattern
+// into the actions to ask (nil asks the pattern as written: a set covers
+// "s3:Get*" only if its own patterns match that whole pattern). A resource
+// pattern is asked as written, so arn:aws:s3:::* covers arn:aws:s3:::krops-*
+// and arn:aws:s3:::krops-a does not. Conditions become contexts that satisfy
+// them: the first value of every key, then each other value of one key at a
+// time, so a set limited to one region does not cover a grant for two. Keys
+// under negated, Null, numeric and date operators are left out: an absent
+// key fails the covering set's own conditions on it, so the answer errs
+// towards "not covered".
+func Questions(doc *policy.Document, expand func(pattern string) []string) []Question {
+	var qs []Question
+	for _, s := range doc.Statements {
+		if s.Effect != policy.Allow {
+			continue
+		}
+		resources := s.Resource
+		if len(resources) == 0 {
+			resources = []string{"*"}
+		}
+		var actions []string
+		for _, a := range s.Action {
+			if expand == nil {
+				actions = append(actions, a)
+			} else {
+				actions = append(actions, expand(a)...)
+			}
+		}
+		contexts, multi := satisfyingContexts(s.Conditions)
+		for _, ctx := range contexts {
+			for _, r := range resources {
+				for _, a := range actions {
+					qs = append(qs, Question{Action: a, Resource: r, Context: ctx, Multivalued: multi})
+				}
+			}
+		}
+	}
+	return qs
+}
+
+func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[string]bool) {
+	type keyValues struct {
+		key    string
+		values []string
+	}
+	var kvs []keyValues
+	multi := map[string]bool{}
+	for _, c := range conds {
+		if strings.HasPrefix(c.Operator, "ForAnyValue:") || strings.HasPrefix(c.Operator, "ForAllValues:") {
+			multi[c.Key] = true
+		}
+		base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Operator, "ForAnyValue:"), "ForAllValues:"), "IfExists")
+		switch base {
+		case "StringEquals", "StringEqualsIgnoreCase", "StringLike", "ArnEquals", "ArnLike", "Bool", "IpAddress":
+			kvs = append(kvs, keyValues{key: c.Key, values: c.Values})
+		}
+	}
+	sort.Slice(kvs, func(i, j int) bool { return kvs[i].key < kvs[j].key })
+	first := map[string][]string{}
+	for _, kv := range kvs {
+		if len(kv.values) > 0 {
+			first[kv.key] = kv.values[:1]
+		}
+	}
+	out := []map[string][]string{first}
+	for _, kv := range kvs {
+		for _, v := range kv.values[min(1, len(kv.values)):] {
+			ctx := make(map[string][]string, len(first))
+			for k, vs := range first {
+				ctx[k] = vs
+			}
+			ctx[kv.key] = []string{v}
+			out = append(out, ctx)
+		}
+	}
+	return out, multi
+}
+
+// Ask puts each question to compiled, the policies of principal, and
+// returns those not allowed with the engine's reason.
+func Ask(compiled *policy.Policies, principal string, qs []Question) []Gap {
+	var gaps []Gap
+	for _, q := range qs {
+		r := &policy.Request{Principal: principal, Action: q.Action, Resource: q.Resource,
+			ResourceAccount: resourceAccount(q.Resource, principal)}
+		r.Context.AddPrincipalKeys(principal)
+		for k, vs := range q.Context {
+			if q.Multivalued[k] || len(vs) != 1 {
+				r.Context.SetList(k, vs)
+			} else {
+				r.Context.Set(k, vs[0])
+			}
+		}
+		res := compiled.Explain(r)
+		if res.Decision == policy.Allowed {
+			continue
+		}
+		why := res.Decision.String()
+		if len(res.Reasons) > 0 {
+			why = res.Reasons[0].Message
+		}
+		gaps = append(gaps, Gap{Action: q.Action, Resource: q.Resource, Context: ContextText(q.Context), Why: why})
+	}
+	return gaps
+}
+
+// ContextText writes a context as sorted key=value pairs.
+func ContextText(ctx map[string][]string) string {
+	keys := make([]string, 0, len(ctx))
+	for k := range ctx {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+strings.Join(ctx[k], ","))
+	}
+	return strings.Join(parts, " ")
+}
+
+// resourceAccount is the account a question's resource is taken to be in: a
+// pattern such as arn:aws:rds:*:*:db:krops-* stands for resources of the
+// principal's own account (a grant cannot reach other accounts by itself),
+// not for a cross-account request that would need a resource policy.
+func resourceAccount(resource, principal string) string {
+	parts := strings.SplitN(resource, ":", 6)
+	if len(parts) == 6 && parts[4] != "" && !strings.ContainsAny(parts[4], "*?$") {
+		return parts[4]
+	}
+	if p := strings.SplitN(principal, ":", 6); len(p) == 6 {
+		return p[4]
+	}
+	return ""
+}
