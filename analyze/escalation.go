@@ -1,0 +1,887 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"leash.dev/leash/policy"
+)
+
+// PolicySet is the identity-based policies of one principal (its inline and
+// attached managed policies, and those of its groups), which Escalation
+// reads together so that a Deny in one policy neutralizes an Allow in
+// another.
+type PolicySet struct {
+	Policies []policy.Named
+}
+
+// Escalation reports the known privilege-escalation paths the set opens: a
+// path is reported when every action it needs is allowed by the set on some
+// resource of the right type, as the policy engine decides with the set's
+// explicit denies applied.
+//
+// principal is the ARN of the user or role holding the policies, or ""
+// when unknown. For a user or role (or a role session) Escalation also
+// reports, as LEASH-ESC-SELF, each action the set allows on the
+// principal's own ARN that widens the principal itself, and, as an info
+// finding LEASH-ESC-SELF-GUARD, each Deny statement that keeps such an
+// allowed action from applying to it. Other paths leave the principal's
+// own ARN to that check, and for a user, joining a group (LEASH-ESC-009) is
+// reported as self-escalation.
+//
+// IDs and severities: LEASH-ESC-001 to LEASH-ESC-033, critical or high;
+// LEASH-ESC-SELF, critical (inline or attached policies), high (trust,
+// boundary, group membership) or medium (a user's own keys and password);
+// LEASH-ESC-SELF-GUARD, info; LEASH-ESC-000, high, when the set does not
+// compile. Each finding's Path is the JSON path of the enabling statement
+// (Statement[i]) and its Message names the actions, resources and every
+// statement the path uses.
+//
+// The resources asked about are a representative ARN of each resource type
+// ("any role") and one ARN instantiated from each resource pattern of the
+// set's Allow statements (arn:aws:iam::*:role/krops-* gives a krops-* role
+// in the principal's account). A path open on the representative ARN
+// reaches arbitrary resources and is critical; one open only on
+// name-scoped resources is high.
+//
+// Conditions cannot be known statically. Allow statements are taken as
+// though their conditions hold, except conditions on iam:PassedToService,
+// which are evaluated with the service each iam:PassRole path passes the
+// role to. Deny statements with any other condition are left out: only
+// unconditional denies (and denies on iam:PassedToService) neutralize a
+// path. The findings say when an enabling statement has conditions.
+func Escalation(set PolicySet, principal string) []Finding {
+	a, err := newEscAnalyzer(set, principal)
+	if err != nil {
+		return []Finding{{
+			ID: "LEASH-ESC-000", Severity: High,
+			Message: "the policies could not be compiled for escalation analysis: " + err.Error(),
+			Fix:     "fix the policy so that it parses and compiles (leash check reports where)",
+		}}
+	}
+	var out []Finding
+	for i := range escPaths {
+		out = append(out, a.path(&escPaths[i])...)
+	}
+	out = append(out, a.selfEscalation()...)
+	return out
+}
+
+// resourceKind is the type of resource an action is authorized against,
+// enough to build ARNs of that type.
+type resourceKind struct {
+	noun    string // "role", for messages
+	service string // the ARN's service part
+	region  bool   // regional ARNs carry a region
+	prefix  string // the resource part before the name: "role/"
+	// anyOnly: the action supports no resource-level permissions, so only
+	// Resource "*" grants it; it is asked with "*".
+	anyOnly bool
+}
+
+var (
+	resRole          = resourceKind{noun: "role", service: "iam", prefix: "role/"}
+	resUser          = resourceKind{noun: "user", service: "iam", prefix: "user/"}
+	resGroup         = resourceKind{noun: "group", service: "iam", prefix: "group/"}
+	resPolicy        = resourceKind{noun: "managed policy", service: "iam", prefix: "policy/"}
+	resInstance      = resourceKind{noun: "EC2 instance", service: "ec2", region: true, prefix: "instance/"}
+	resSpotRequest   = resourceKind{noun: "spot instance request", service: "ec2", region: true, prefix: "spot-instances-request/"}
+	resLaunchTmpl    = resourceKind{noun: "launch template", service: "ec2", region: true, prefix: "launch-template/"}
+	resFunction      = resourceKind{noun: "Lambda function", service: "lambda", region: true, prefix: "function:"}
+	resDevEndpoint   = resourceKind{noun: "Glue development endpoint", service: "glue", region: true, prefix: "devEndpoint/"}
+	resGlueJob       = resourceKind{noun: "Glue job", service: "glue", region: true, prefix: "job/"}
+	resGlueTrigger   = resourceKind{noun: "Glue trigger", service: "glue", region: true, prefix: "trigger/"}
+	resStack         = resourceKind{noun: "CloudFormation stack", service: "cloudformation", region: true, prefix: "stack/"}
+	resStackSet      = resourceKind{noun: "CloudFormation stack set", service: "cloudformation", region: true, prefix: "stackset/"}
+	resProject       = resourceKind{noun: "CodeBuild project", service: "codebuild", region: true, prefix: "project/"}
+	resNotebook      = resourceKind{noun: "SageMaker notebook instance", service: "sagemaker", region: true, prefix: "notebook-instance/"}
+	resTrainingJob   = resourceKind{noun: "SageMaker training job", service: "sagemaker", region: true, prefix: "training-job/"}
+	resProcessingJob = resourceKind{noun: "SageMaker processing job", service: "sagemaker", region: true, prefix: "processing-job/"}
+	resTaskDef       = resourceKind{noun: "ECS task definition", service: "ecs", region: true, prefix: "task-definition/"}
+	resECSService    = resourceKind{noun: "ECS service", service: "ecs", region: true, prefix: "service/"}
+	resECSCluster    = resourceKind{noun: "ECS cluster", service: "ecs", region: true, prefix: "cluster/"}
+	resAppRunner     = resourceKind{noun: "App Runner service", service: "apprunner", region: true, prefix: "service/"}
+	resAny           = resourceKind{noun: "resource", anyOnly: true}
+)
+
+// escActionKinds maps each action the paths ask about (lower-cased) to the
+// resource type it is authorized against.
+var escActionKinds = map[string]resourceKind{
+	"iam:createpolicyversion":           resPolicy,
+	"iam:setdefaultpolicyversion":       resPolicy,
+	"iam:attachuserpolicy":              resUser,
+	"iam:putuserpolicy":                 resUser,
+	"iam:createaccesskey":               resUser,
+	"iam:createloginprofile":            resUser,
+	"iam:updateloginprofile":            resUser,
+	"iam:putuserpermissionsboundary":    resUser,
+	"iam:deleteuserpermissionsboundary": resUser,
+	"iam:attachgrouppolicy":             resGroup,
+	"iam:putgrouppolicy":                resGroup,
+	"iam:addusertogroup":                resGroup,
+	"iam:attachrolepolicy":              resRole,
+	"iam:putrolepolicy":                 resRole,
+	"iam:updateassumerolepolicy":        resRole,
+	"iam:putrolepermissionsboundary":    resRole,
+	"iam:deleterolepermissionsboundary": resRole,
+	"iam:passrole":                      resRole,
+	"sts:assumerole":                    resRole,
+
+	"ec2:runinstances":                      resInstance,
+	"ec2:requestspotinstances":              resSpotRequest,
+	"ec2:associateiaminstanceprofile":       resInstance,
+	"ec2:modifyinstanceattribute":           resInstance,
+	"ec2:stopinstances":                     resInstance,
+	"ec2:startinstances":                    resInstance,
+	"ec2:createlaunchtemplateversion":       resLaunchTmpl,
+	"ec2:modifylaunchtemplate":              resLaunchTmpl,
+	"ssm:sendcommand":                       resInstance,
+	"ssm:startsession":                      resInstance,
+	"ec2-instance-connect:sendsshpublickey": resInstance,
+
+	"lambda:createfunction":           resFunction,
+	"lambda:invokefunction":           resFunction,
+	"lambda:addpermission":            resFunction,
+	"lambda:updatefunctioncode":       resFunction,
+	"lambda:createeventsourcemapping": resAny,
+
+	"glue:createdevendpoint": resDevEndpoint,
+	"glue:updatedevendpoint": resDevEndpoint,
+	"glue:createjob":         resGlueJob,
+	"glue:updatejob":         resGlueJob,
+	"glue:startjobrun":       resGlueJob,
+	"glue:createtrigger":     resGlueTrigger,
+
+	"cloudformation:createstack":      resStack,
+	"cloudformation:updatestack":      resStack,
+	"cloudformation:createchangeset":  resStack,
+	"cloudformation:executechangeset": resStack,
+	"cloudformation:createstackset":   resStackSet,
+	"cloudformation:updatestackset":   resStackSet,
+
+	"datapipeline:createpipeline":        resAny,
+	"datapipeline:putpipelinedefinition": resAny,
+	"datapipeline:activatepipeline":      resAny,
+
+	"codebuild:createproject":   resProject,
+	"codebuild:startbuild":      resProject,
+	"codebuild:startbuildbatch": resProject,
+
+	"sagemaker:createnotebookinstance": resNotebook,
+	"sagemaker:createtrainingjob":      resTrainingJob,
+	"sagemaker:createprocessingjob":    resProcessingJob,
+
+	"ecs:registertaskdefinition": resAny,
+	"ecs:runtask":                resTaskDef,
+	"ecs:starttask":              resTaskDef,
+	"ecs:createservice":          resECSService,
+	"ecs:executecommand":         resECSCluster,
+
+	"apprunner:createservice": resAppRunner,
+}
+
+// escStep is one thing a path needs: any one of its actions.
+type escStep struct {
+	actions []string
+	// optional steps are reported when allowed but do not decide whether
+	// the path is open; missing is said when one is not allowed.
+	optional bool
+	missing  string
+}
+
+// escPath is one known privilege-escalation path.
+type escPath struct {
+	id string
+	// passTo is the service principal an iam:PassRole step passes the role
+	// to, the value of iam:PassedToService.
+	passTo string
+	steps  []escStep
+	// pivot is the step whose resources decide the severity: the resources
+	// whose permissions the path reaches.
+	pivot int
+	// effect says what the path gives, after "lets the principal ".
+	effect string
+	fix    string
+}
+
+func one(actions ...string) escStep { return escStep{actions: actions} }
+
+var passRole = one("iam:PassRole")
+
+// escPaths are the paths, in the order of their IDs. IDs are stable: new
+// paths take new numbers.
+var escPaths = []escPath{
+	{id: "LEASH-ESC-001", steps: []escStep{one("iam:CreatePolicyVersion")},
+		effect: "write a new default version of a managed policy, granting any permission to every principal it is attached to",
+		fix:    "remove iam:CreatePolicyVersion, or limit it to policies attached to no more privileged principal"},
+	{id: "LEASH-ESC-002", steps: []escStep{one("iam:SetDefaultPolicyVersion")},
+		effect: "make an older, possibly broader version of a managed policy the default",
+		fix:    "remove iam:SetDefaultPolicyVersion, or limit it to policies whose versions are all acceptable"},
+	{id: "LEASH-ESC-003", steps: []escStep{one("iam:AttachUserPolicy")},
+		effect: "attach any managed policy (AdministratorAccess included) to those users",
+		fix:    "remove iam:AttachUserPolicy, or add a condition on iam:PolicyARN listing the policies that may be attached"},
+	{id: "LEASH-ESC-004", steps: []escStep{one("iam:AttachGroupPolicy")},
+		effect: "attach any managed policy (AdministratorAccess included) to those groups",
+		fix:    "remove iam:AttachGroupPolicy, or add a condition on iam:PolicyARN listing the policies that may be attached"},
+	{id: "LEASH-ESC-005", steps: []escStep{one("iam:AttachRolePolicy")},
+		effect: "attach any managed policy (AdministratorAccess included) to those roles",
+		fix:    "remove iam:AttachRolePolicy, or add a condition on iam:PolicyARN listing the policies that may be attached, and a permissions boundary condition (iam:PermissionsBoundary)"},
+	{id: "LEASH-ESC-006", steps: []escStep{one("iam:PutUserPolicy")},
+		effect: "write an inline policy granting any permission to those users",
+		fix:    "remove iam:PutUserPolicy, or scope it to users that carry a permissions boundary the principal cannot change"},
+	{id: "LEASH-ESC-007", steps: []escStep{one("iam:PutGroupPolicy")},
+		effect: "write an inline policy granting any permission to those groups",
+		fix:    "remove iam:PutGroupPolicy, or scope it to groups no principal it controls can join"},
+	{id: "LEASH-ESC-008", steps: []escStep{one("iam:PutRolePolicy")},
+		effect: "write an inline policy granting any permission to those roles",
+		fix:    "remove iam:PutRolePolicy, or require a permissions boundary on the roles it may change (iam:PermissionsBoundary on iam:CreateRole, and a Deny of boundary changes)"},
+	{id: "LEASH-ESC-009", steps: []escStep{one("iam:AddUserToGroup")},
+		effect: "add users it controls to those groups and gain the groups' permissions",
+		fix:    "remove iam:AddUserToGroup, or scope it to groups with no more permission than the principal has"},
+	{id: "LEASH-ESC-010", steps: []escStep{one("iam:CreateAccessKey")},
+		effect: "create access keys for other users and act as them",
+		fix:    "limit iam:CreateAccessKey to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
+	{id: "LEASH-ESC-011", steps: []escStep{one("iam:CreateLoginProfile")},
+		effect: "set a console password for users that have none and sign in as them",
+		fix:    "limit iam:CreateLoginProfile to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
+	{id: "LEASH-ESC-012", steps: []escStep{one("iam:UpdateLoginProfile")},
+		effect: "change other users' console passwords and sign in as them",
+		fix:    "limit iam:UpdateLoginProfile to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
+	{id: "LEASH-ESC-013", steps: []escStep{one("iam:UpdateAssumeRolePolicy"), {actions: []string{"sts:AssumeRole"}, optional: true,
+		missing: "the set grants no sts:AssumeRole on them, which a trust policy naming the principal's own ARN does not need in the same account"}},
+		effect: "rewrite those roles' trust policies to let itself (or anyone) assume them",
+		fix:    "remove iam:UpdateAssumeRolePolicy, or scope it to roles no more privileged than the principal"},
+	{id: "LEASH-ESC-014", passTo: "ec2.amazonaws.com",
+		steps:  []escStep{passRole, one("ec2:RunInstances", "ec2:RequestSpotInstances", "ec2:AssociateIamInstanceProfile")},
+		effect: "start an EC2 instance with a passed role and use the role's credentials from it",
+		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = ec2.amazonaws.com"},
+	{id: "LEASH-ESC-015", passTo: "lambda.amazonaws.com",
+		steps:  []escStep{passRole, one("lambda:CreateFunction"), one("lambda:InvokeFunction", "lambda:CreateEventSourceMapping", "lambda:AddPermission")},
+		effect: "create a Lambda function running as a passed role and run it",
+		fix:    "scope iam:PassRole to the function roles the workload needs with a condition iam:PassedToService = lambda.amazonaws.com"},
+	{id: "LEASH-ESC-016", passTo: "glue.amazonaws.com",
+		steps:  []escStep{passRole, one("glue:CreateDevEndpoint")},
+		effect: "create a Glue development endpoint with a passed role and log in to it",
+		fix:    "scope iam:PassRole to the Glue roles the workload needs with a condition iam:PassedToService = glue.amazonaws.com"},
+	{id: "LEASH-ESC-017", passTo: "glue.amazonaws.com",
+		steps:  []escStep{passRole, one("glue:CreateJob", "glue:UpdateJob"), one("glue:StartJobRun", "glue:CreateTrigger")},
+		effect: "run a Glue job of its own as a passed role",
+		fix:    "scope iam:PassRole to the Glue roles the workload needs with a condition iam:PassedToService = glue.amazonaws.com"},
+	{id: "LEASH-ESC-018", passTo: "cloudformation.amazonaws.com",
+		steps:  []escStep{passRole, one("cloudformation:CreateStack", "cloudformation:CreateStackSet", "cloudformation:UpdateStackSet")},
+		effect: "create a CloudFormation stack that runs as a passed role and creates anything the role may",
+		fix:    "scope iam:PassRole to the stack roles the workload needs with a condition iam:PassedToService = cloudformation.amazonaws.com"},
+	{id: "LEASH-ESC-019", passTo: "datapipeline.amazonaws.com",
+		steps:  []escStep{passRole, one("datapipeline:CreatePipeline"), one("datapipeline:PutPipelineDefinition", "datapipeline:ActivatePipeline")},
+		effect: "run a Data Pipeline of its own as a passed role",
+		fix:    "scope iam:PassRole to the pipeline roles the workload needs with a condition iam:PassedToService = datapipeline.amazonaws.com"},
+	{id: "LEASH-ESC-020", passTo: "codebuild.amazonaws.com",
+		steps:  []escStep{passRole, one("codebuild:CreateProject"), one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
+		effect: "run a CodeBuild build of its own as a passed role",
+		fix:    "scope iam:PassRole to the build roles the workload needs with a condition iam:PassedToService = codebuild.amazonaws.com"},
+	{id: "LEASH-ESC-021", passTo: "sagemaker.amazonaws.com",
+		steps:  []escStep{passRole, one("sagemaker:CreateNotebookInstance", "sagemaker:CreateTrainingJob", "sagemaker:CreateProcessingJob")},
+		effect: "run SageMaker code of its own as a passed role",
+		fix:    "scope iam:PassRole to the SageMaker roles the workload needs with a condition iam:PassedToService = sagemaker.amazonaws.com"},
+	{id: "LEASH-ESC-022", passTo: "ecs-tasks.amazonaws.com",
+		steps:  []escStep{passRole, one("ecs:RegisterTaskDefinition"), one("ecs:RunTask", "ecs:StartTask", "ecs:CreateService")},
+		effect: "run an ECS task of its own with a passed task role",
+		fix:    "scope iam:PassRole to the task roles the workload needs with a condition iam:PassedToService = ecs-tasks.amazonaws.com"},
+	{id: "LEASH-ESC-023", passTo: "tasks.apprunner.amazonaws.com",
+		steps:  []escStep{passRole, one("apprunner:CreateService")},
+		effect: "run an App Runner service of its own with a passed instance role",
+		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = tasks.apprunner.amazonaws.com"},
+	{id: "LEASH-ESC-024", steps: []escStep{one("lambda:UpdateFunctionCode")},
+		effect: "replace the code of those functions and act with their execution roles",
+		fix:    "scope lambda:UpdateFunctionCode to the functions the workload deploys, whose roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-025", steps: []escStep{one("glue:UpdateDevEndpoint")},
+		effect: "add its SSH key to those development endpoints and act with their roles",
+		fix:    "remove glue:UpdateDevEndpoint or scope it to endpoints whose roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-026", steps: []escStep{one("cloudformation:UpdateStack")},
+		effect: "change those stacks, which act with their service roles",
+		fix:    "scope cloudformation:UpdateStack to stacks whose service roles are no more privileged than the principal, or require cloudformation:RoleArn conditions"},
+	{id: "LEASH-ESC-027", steps: []escStep{one("cloudformation:CreateChangeSet"), one("cloudformation:ExecuteChangeSet")},
+		effect: "change those stacks through change sets, which act with their service roles",
+		fix:    "scope the change-set actions to stacks whose service roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-028", steps: []escStep{one("ec2:ModifyInstanceAttribute"), one("ec2:StopInstances"), one("ec2:StartInstances")},
+		effect: "replace those instances' user data and restart them to run code with their instance profiles",
+		fix:    "scope ec2:ModifyInstanceAttribute to instances by tag (aws:ResourceTag) and keep it apart from stop and start"},
+	{id: "LEASH-ESC-029", steps: []escStep{one("ssm:SendCommand")},
+		effect: "run commands on those instances and use their instance profiles",
+		fix:    "scope ssm:SendCommand to the instances (by tag) and documents the workload needs"},
+	{id: "LEASH-ESC-030", steps: []escStep{one("ssm:StartSession")},
+		effect: "open shells on those instances and use their instance profiles",
+		fix:    "scope ssm:StartSession to the instances (by tag) the workload needs"},
+	{id: "LEASH-ESC-031", steps: []escStep{one("ecs:ExecuteCommand")},
+		effect: "run commands in those clusters' containers and use their task roles",
+		fix:    "scope ecs:ExecuteCommand to the clusters and tasks the workload needs"},
+	{id: "LEASH-ESC-032", steps: []escStep{one("ec2-instance-connect:SendSSHPublicKey")},
+		effect: "log in to those instances over SSH and use their instance profiles",
+		fix:    "scope ec2-instance-connect:SendSSHPublicKey to the instances (by tag) and OS users the workload needs"},
+	{id: "LEASH-ESC-033", steps: []escStep{one("ec2:CreateLaunchTemplateVersion"), one("ec2:ModifyLaunchTemplate")},
+		effect: "make a launch template version of its own the default, so instances launched from it run its code with their instance profiles",
+		fix:    "scope the launch template actions to templates whose instance profiles are no more privileged than the principal"},
+}
+
+// selfAction is an action that widens the principal itself when allowed on
+// its own ARN.
+type selfAction struct {
+	action   string
+	severity Severity
+	effect   string
+}
+
+var roleSelfActions = []selfAction{
+	{"iam:PutRolePolicy", Critical, "write an inline policy on itself granting any permission"},
+	{"iam:AttachRolePolicy", Critical, "attach any managed policy (AdministratorAccess included) to itself"},
+	{"iam:UpdateAssumeRolePolicy", High, "rewrite its own trust policy, letting other principals (or long-lived ones) assume it"},
+	{"iam:PutRolePermissionsBoundary", High, "replace its own permissions boundary with a wider one"},
+	{"iam:DeleteRolePermissionsBoundary", High, "remove its own permissions boundary"},
+}
+
+var userSelfActions = []selfAction{
+	{"iam:PutUserPolicy", Critical, "write an inline policy on itself granting any permission"},
+	{"iam:AttachUserPolicy", Critical, "attach any managed policy (AdministratorAccess included) to itself"},
+	{"iam:PutUserPermissionsBoundary", High, "replace its own permissions boundary with a wider one"},
+	{"iam:DeleteUserPermissionsBoundary", High, "remove its own permissions boundary"},
+	{"iam:CreateAccessKey", Medium, "create more long-lived access keys for itself"},
+	{"iam:CreateLoginProfile", Medium, "give itself a console password"},
+	{"iam:UpdateLoginProfile", Medium, "change its own console password"},
+}
+
+// escFiller stands for the text a wildcard matches in a representative
+// resource name.
+const escFiller = "leash-any"
+
+// candidate is a resource asked about.
+type candidate struct {
+	arn string
+	// broad: the candidate stands for any resource of its type.
+	broad bool
+	// sources are the resource patterns it was made from.
+	sources []string
+}
+
+// hit is one allowed action on one candidate, and the Allow statements that
+// allowed it.
+type hit struct {
+	action string
+	cand   *candidate
+	stmts  []stmtID
+}
+
+// stmtID names a statement of the set: policy index and statement index.
+type stmtID struct{ policy, stmt int }
+
+// escAnalyzer holds a set compiled two ways: with its (unconditional)
+// denies, and with its allows only, to tell an action never granted from
+// one a deny neutralizes.
+type escAnalyzer struct {
+	set       PolicySet
+	principal string
+	// self is the principal's own role or user ARN; selfKind is resRole or
+	// resUser; both empty when the principal is neither.
+	self      string
+	selfKind  resourceKind
+	partition string
+	account   string
+
+	full, allowOnly *policy.Policies
+	// fullIndex and allowIndex map, per policy, a statement's index in the
+	// compiled document to its index in the original.
+	fullIndex, allowIndex [][]int
+
+	// patterns are the resource patterns of the set's Allow statements.
+	patterns []string
+	cands    map[resourceKind][]*candidate
+}
+
+func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
+	a := &escAnalyzer{set: set, principal: principal, partition: "aws", account: "123456789012",
+		cands: map[resourceKind][]*candidate{}}
+	if parts := strings.SplitN(principal, ":", 6); len(parts) == 6 && parts[0] == "arn" {
+		a.partition = parts[1]
+		if parts[4] != "" {
+			a.account = parts[4]
+		}
+		res := parts[5]
+		switch {
+		case parts[2] == "iam" && strings.HasPrefix(res, "role/"):
+			a.self, a.selfKind = principal, resRole
+		case parts[2] == "iam" && strings.HasPrefix(res, "user/"):
+			a.self, a.selfKind = principal, resUser
+		case parts[2] == "sts" && strings.HasPrefix(res, "assumed-role/"):
+			// A role session widens its role; the role's path is not in
+			// the session ARN, so this is the role's ARN without a path.
+			if role, _, ok := strings.Cut(res[len("assumed-role/"):], "/"); ok {
+				a.self, a.selfKind = "arn:"+parts[1]+":iam::"+parts[4]+":role/"+role, resRole
+			}
+		}
+	}
+	var full, allowOnly policy.Set
+	seen := map[string]bool{}
+	for pi, n := range set.Policies {
+		name := strconv.Itoa(pi)
+		if n.Document == nil {
+			a.fullIndex = append(a.fullIndex, nil)
+			a.allowIndex = append(a.allowIndex, nil)
+			continue
+		}
+		fd := &policy.Document{Version: n.Document.Version}
+		ad := &policy.Document{Version: n.Document.Version}
+		var fi, ai []int
+		for si, st := range n.Document.Statements {
+			conds, others := splitPassedToService(st.Conditions)
+			switch st.Effect {
+			case policy.Allow:
+				st.Conditions = conds
+				fd.Statements, fi = append(fd.Statements, st), append(fi, si)
+				ad.Statements, ai = append(ad.Statements, st), append(ai, si)
+				for _, r := range st.Resource {
+					if !seen[r] {
+						seen[r] = true
+						a.patterns = append(a.patterns, r)
+					}
+				}
+			case policy.Deny:
+				if len(others) == 0 {
+					fd.Statements, fi = append(fd.Statements, st), append(fi, si)
+				}
+			}
+		}
+		full.Identity = append(full.Identity, policy.Named{Name: name, Document: fd})
+		allowOnly.Identity = append(allowOnly.Identity, policy.Named{Name: name, Document: ad})
+		a.fullIndex = append(a.fullIndex, fi)
+		a.allowIndex = append(a.allowIndex, ai)
+	}
+	var err error
+	if a.full, err = policy.Compile(full); err != nil {
+		return nil, err
+	}
+	if a.allowOnly, err = policy.Compile(allowOnly); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// splitPassedToService separates the conditions on iam:PassedToService from
+// the others.
+func splitPassedToService(conds []policy.Condition) (passed, others []policy.Condition) {
+	for _, c := range conds {
+		if strings.EqualFold(c.Key, "iam:PassedToService") {
+			passed = append(passed, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	return passed, others
+}
+
+// ask evaluates one request against p; compiled is fullIndex or allowIndex.
+func (a *escAnalyzer) ask(p *policy.Policies, index [][]int, action, resource, passTo string) (policy.Decision, []stmtID) {
+	r := &policy.Request{Principal: a.principal, Action: action, Resource: resource}
+	if a.principal != "" {
+		r.Context.AddPrincipalKeys(a.principal)
+	}
+	if passTo != "" && strings.EqualFold(action, "iam:PassRole") {
+		r.Context.Set("iam:PassedToService", passTo)
+	}
+	res := p.Explain(r)
+	var ids []stmtID
+	for _, s := range res.Statements {
+		pi, err := strconv.Atoi(s.Policy)
+		if err != nil || pi >= len(index) || s.Index >= len(index[pi]) {
+			continue
+		}
+		ids = append(ids, stmtID{pi, index[pi][s.Index]})
+	}
+	return res.Decision, ids
+}
+
+// candidates returns the resources to ask about for a resource type: the
+// representative one, then one per resource pattern of the set that can
+// name a resource of the type. The principal's own ARN is left out; the
+// self-escalation check asks about it.
+func (a *escAnalyzer) candidates(k resourceKind) []*candidate {
+	if c, ok := a.cands[k]; ok {
+		return c
+	}
+	if k.anyOnly {
+		c := []*candidate{{arn: "*", broad: true, sources: []string{"*"}}}
+		a.cands[k] = c
+		return c
+	}
+	byARN := map[string]*candidate{}
+	var out []*candidate
+	add := func(arn string, broad bool, source string) {
+		if arn == a.self {
+			return
+		}
+		c := byARN[arn]
+		if c == nil {
+			c = &candidate{arn: arn}
+			byARN[arn] = c
+			out = append(out, c)
+		}
+		c.broad = c.broad || broad
+		c.sources = append(c.sources, source)
+	}
+	add(a.arnOf(k, escFiller), true, "*")
+	var ctx policy.Context
+	if a.principal != "" {
+		ctx.AddPrincipalKeys(a.principal)
+	}
+	for _, p := range a.patterns {
+		if arn, broad, ok := a.instantiate(k, p, &ctx); ok {
+			add(arn, broad, p)
+		}
+	}
+	a.cands[k] = out
+	return out
+}
+
+func (a *escAnalyzer) arnOf(k resourceKind, name string) string {
+	region := ""
+	if k.region {
+		region = "us-east-1"
+	}
+	return "arn:" + a.partition + ":" + k.service + ":" + region + ":" + a.account + ":" + k.prefix + name
+}
+
+// instantiate makes from a resource pattern an ARN of type k that the
+// pattern may match, with each wildcard replaced by sample text; the
+// engine then decides whether it is allowed. broad is set when the pattern
+// leaves the resource's name entirely to wildcards.
+func (a *escAnalyzer) instantiate(k resourceKind, pattern string, ctx *policy.Context) (arn string, broad, ok bool) {
+	if pattern == "*" {
+		return "", false, false // the representative ARN stands for it
+	}
+	parts := strings.SplitN(pattern, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" {
+		return "", false, false
+	}
+	region := ""
+	if k.region {
+		region = "us-east-1"
+	}
+	fillPart := func(p, whole string) string {
+		if strings.Trim(p, "*") == "" {
+			return whole
+		}
+		return strings.NewReplacer("*", "", "?", "x").Replace(p)
+	}
+	service := parts[2]
+	if !strings.ContainsAny(service, "*?") && !strings.EqualFold(service, k.service) {
+		return "", false, false
+	}
+	res, ok := substituteVariables(parts[5], ctx)
+	if !ok {
+		return "", false, false
+	}
+	lit := res
+	if i := strings.IndexAny(res, "*?"); i >= 0 {
+		lit = res[:i]
+	}
+	var rest string
+	switch {
+	case strings.HasPrefix(lit, k.prefix):
+		rest = res[len(k.prefix):]
+	case strings.HasPrefix(k.prefix, lit) && len(lit) < len(res):
+		// "*", "role*", "*krops*": the wildcard after lit can absorb the
+		// rest of the prefix.
+		rest = res[len(lit):]
+	default:
+		return "", false, false
+	}
+	name := strings.NewReplacer("*", escFiller, "?", "x").Replace(rest)
+	arn = "arn:" + fillPart(parts[1], a.partition) + ":" + fillPart(service, k.service) + ":" +
+		fillPart(parts[3], region) + ":" + fillPart(parts[4], a.account) + ":" + k.prefix + name
+	return arn, rest != "" && strings.Trim(rest, "*") == "", true
+}
+
+// substituteVariables replaces the policy variables of a resource pattern
+// with their values in ctx (or their defaults); ok is false when one has
+// neither.
+func substituteVariables(s string, ctx *policy.Context) (string, bool) {
+	if !strings.Contains(s, "${") {
+		return s, true
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), true
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			b.WriteString(s)
+			return b.String(), true
+		}
+		b.WriteString(s[:i])
+		body := s[i+2 : i+end]
+		s = s[i+end+1:]
+		key, def, hasDef := strings.Cut(body, ",")
+		if v, found := ctx.Get(strings.TrimSpace(key)); found && len(v) == 1 {
+			b.WriteString(v[0])
+			continue
+		}
+		def = strings.Trim(strings.TrimSpace(def), "'")
+		if !hasDef {
+			return "", false
+		}
+		b.WriteString(def)
+	}
+}
+
+// stepHits returns what the set allows of a step's actions.
+func (a *escAnalyzer) stepHits(step escStep, passTo string) []hit {
+	var hits []hit
+	for _, action := range step.actions {
+		k, ok := escActionKinds[strings.ToLower(action)]
+		if !ok {
+			k = resAny
+		}
+		for _, c := range a.candidates(k) {
+			d, ids := a.ask(a.full, a.fullIndex, action, c.arn, passTo)
+			if d == policy.Allowed {
+				hits = append(hits, hit{action: action, cand: c, stmts: ids})
+			}
+		}
+	}
+	return hits
+}
+
+// path reports one escalation path: one finding per Allow statement that
+// grants its pivot step, naming the statements that grant the other steps.
+func (a *escAnalyzer) path(p *escPath) []Finding {
+	if p.id == "LEASH-ESC-009" && a.selfKind == resUser {
+		return nil // for a user, joining a group is self-escalation, reported as such
+	}
+	hits := make([][]hit, len(p.steps))
+	for i, s := range p.steps {
+		hits[i] = a.stepHits(s, p.passTo)
+		if len(hits[i]) == 0 && !s.optional {
+			return nil
+		}
+	}
+	k := escActionKinds[strings.ToLower(p.steps[p.pivot].actions[0])]
+	var companions []string
+	for i, s := range p.steps {
+		if i == p.pivot {
+			continue
+		}
+		if len(hits[i]) == 0 {
+			companions = append(companions, s.missing)
+			continue
+		}
+		companions = append(companions, "with "+a.describeHits(hits[i]))
+	}
+	var out []Finding
+	for _, g := range groupByStatement(hits[p.pivot]) {
+		sev := High
+		if g.broad {
+			sev = Critical
+		}
+		msg := fmt.Sprintf("%s on %s, granted by %s, lets the principal %s", strings.Join(g.actions, ", "),
+			a.resourceText(k, g), a.stmtLabel(g.id), p.effect)
+		if len(companions) > 0 {
+			msg += "; " + strings.Join(companions, "; ")
+		}
+		msg += a.conditionNote(g.id)
+		out = append(out, Finding{
+			ID: p.id, Severity: sev, Policy: a.set.Policies[g.id.policy].Name,
+			Path: fmt.Sprintf("Statement[%d]", g.id.stmt), Message: msg, Fix: p.fix,
+		})
+	}
+	return out
+}
+
+// stmtHits is what one statement allows of a step.
+type stmtHits struct {
+	id      stmtID
+	actions []string
+	broad   bool
+	sources []string
+}
+
+func groupByStatement(hits []hit) []*stmtHits {
+	byID := map[stmtID]*stmtHits{}
+	var out []*stmtHits
+	for _, h := range hits {
+		for _, id := range h.stmts {
+			g := byID[id]
+			if g == nil {
+				g = &stmtHits{id: id}
+				byID[id] = g
+				out = append(out, g)
+			}
+			g.actions = appendNew(g.actions, h.action)
+			g.broad = g.broad || h.cand.broad
+			for _, s := range h.cand.sources {
+				g.sources = appendNew(g.sources, s)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].id.policy != out[j].id.policy {
+			return out[i].id.policy < out[j].id.policy
+		}
+		return out[i].id.stmt < out[j].id.stmt
+	})
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	for _, e := range list {
+		if e == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// describeHits names the actions of a step and the statements allowing
+// them.
+func (a *escAnalyzer) describeHits(hits []hit) string {
+	var parts []string
+	for _, g := range groupByStatement(hits) {
+		k := escActionKinds[strings.ToLower(g.actions[0])]
+		parts = append(parts, strings.Join(g.actions, ", ")+" on "+a.resourceText(k, g)+" granted by "+a.stmtLabel(g.id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// resourceText says which resources a statement's grant reaches.
+func (a *escAnalyzer) resourceText(k resourceKind, g *stmtHits) string {
+	if g.broad {
+		return "any " + k.noun
+	}
+	// Prefer the patterns the statement itself wrote.
+	st := a.set.Policies[g.id.policy].Document.Statements[g.id.stmt]
+	var own []string
+	for _, s := range g.sources {
+		for _, r := range st.Resource {
+			if r == s {
+				own = appendNew(own, s)
+			}
+		}
+	}
+	if len(own) == 0 {
+		own = g.sources
+	}
+	return k.noun + "s matching " + strings.Join(own, ", ")
+}
+
+func (a *escAnalyzer) stmtLabel(id stmtID) string {
+	n := a.set.Policies[id.policy]
+	s := fmt.Sprintf("policy %q Statement[%d]", n.Name, id.stmt)
+	if sid := n.Document.Statements[id.stmt].Sid; sid != "" {
+		s += fmt.Sprintf(" (Sid %q)", sid)
+	}
+	return s
+}
+
+// conditionNote says when the statement's grant depends on conditions the
+// analysis assumed to hold.
+func (a *escAnalyzer) conditionNote(id stmtID) string {
+	_, others := splitPassedToService(a.set.Policies[id.policy].Document.Statements[id.stmt].Conditions)
+	if len(others) == 0 {
+		return ""
+	}
+	var keys []string
+	for _, c := range others {
+		keys = appendNew(keys, c.Operator+" "+c.Key)
+	}
+	return "; the statement has conditions (" + strings.Join(keys, ", ") + "), taken to hold"
+}
+
+// selfEscalation reports what the set lets the principal do to itself.
+func (a *escAnalyzer) selfEscalation() []Finding {
+	var actions []selfAction
+	switch a.selfKind {
+	case resRole:
+		actions = roleSelfActions
+	case resUser:
+		actions = userSelfActions
+	default:
+		return nil
+	}
+	var out []Finding
+	type guard struct {
+		id      stmtID
+		actions []string
+	}
+	var guards []*guard
+	guardOf := map[stmtID]*guard{}
+	for _, sa := range actions {
+		d, ids := a.ask(a.full, a.fullIndex, sa.action, a.self, "")
+		switch d {
+		case policy.Allowed:
+			for _, id := range ids {
+				out = append(out, Finding{
+					ID: "LEASH-ESC-SELF", Severity: sa.severity, Policy: a.set.Policies[id.policy].Name,
+					Path: fmt.Sprintf("Statement[%d]", id.stmt),
+					Message: fmt.Sprintf("%s is allowed on the principal's own ARN %s by %s, which matches it: the principal can %s%s",
+						sa.action, a.self, a.matchingText(id), sa.effect, a.conditionNote(id)),
+					Fix: fmt.Sprintf("add an explicit Deny of %s on %s (a self-deny guard), or narrow the statement's resources so they do not match the principal's own ARN", sa.action, a.self),
+				})
+			}
+		case policy.ExplicitDeny:
+			if ad, _ := a.ask(a.allowOnly, a.allowIndex, sa.action, a.self, ""); ad != policy.Allowed {
+				continue
+			}
+			for _, id := range ids {
+				g := guardOf[id]
+				if g == nil {
+					g = &guard{id: id}
+					guardOf[id] = g
+					guards = append(guards, g)
+				}
+				g.actions = appendNew(g.actions, sa.action)
+			}
+		}
+	}
+	if a.selfKind == resUser {
+		// Joining a group gives the user the group's permissions; the
+		// resource is the group.
+		hits := a.stepHits(one("iam:AddUserToGroup"), "")
+		for _, g := range groupByStatement(hits) {
+			sev := High
+			if g.broad {
+				sev = Critical
+			}
+			out = append(out, Finding{
+				ID: "LEASH-ESC-SELF", Severity: sev, Policy: a.set.Policies[g.id.policy].Name,
+				Path: fmt.Sprintf("Statement[%d]", g.id.stmt),
+				Message: fmt.Sprintf("iam:AddUserToGroup is allowed on %s by %s: the principal %s can add itself to them and gain their permissions%s",
+					a.resourceText(resGroup, g), a.stmtLabel(g.id), a.self, a.conditionNote(g.id)),
+				Fix: "remove iam:AddUserToGroup, or scope it to groups with no more permission than the principal has",
+			})
+		}
+	}
+	for _, g := range guards {
+		out = append(out, Finding{
+			ID: "LEASH-ESC-SELF-GUARD", Severity: Info, Policy: a.set.Policies[g.id.policy].Name,
+			Path: fmt.Sprintf("Statement[%d]", g.id.stmt),
+			Message: fmt.Sprintf("%s explicitly denies %s on the principal's own ARN %s, which other statements allow: the self-escalation guard works",
+				a.stmtLabel(g.id), strings.Join(g.actions, ", "), a.self),
+			Fix: "none needed; keep this Deny while the allowing statements' resource patterns match the principal's own ARN",
+		})
+	}
+	return out
+}
+
+// matchingText names the statement and its resource patterns.
+func (a *escAnalyzer) matchingText(id stmtID) string {
+	st := a.set.Policies[id.policy].Document.Statements[id.stmt]
+	switch {
+	case len(st.NotResource) > 0:
+		return a.stmtLabel(id) + " with NotResource " + strings.Join(st.NotResource, ", ")
+	case len(st.Resource) > 0:
+		return a.stmtLabel(id) + " on " + strings.Join(st.Resource, ", ")
+	}
+	return a.stmtLabel(id)
+}
