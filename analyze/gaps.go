@@ -37,7 +37,9 @@ func (g Gap) String() string {
 // Questions turns the Allow statements of doc into the questions another
 // set must answer "allowed" to cover them. expand turns an action pattern
 // into the actions to ask (nil asks the pattern as written: a set covers
-// "s3:Get*" only if its own patterns match that whole pattern). A resource
+// "s3:Get*" only if its own patterns match that whole pattern); with it, a
+// NotAction statement asks every action expand("*") gives that it does not
+// name. A resource
 // pattern is asked as written, so arn:aws:s3:::* covers arn:aws:s3:::krops-*
 // and arn:aws:s3:::krops-a does not. Conditions become contexts that satisfy
 // them: the first value of every key, then each other value of one key at a
@@ -61,6 +63,14 @@ func Questions(doc *policy.Document, expand func(pattern string) []string) []Que
 				actions = append(actions, a)
 			} else {
 				actions = append(actions, expand(a)...)
+			}
+		}
+		if len(s.NotAction) > 0 && expand != nil {
+			// NotAction grants every action it does not name.
+			for _, a := range expand("*") {
+				if !matchesAny(s.NotAction, a) {
+					actions = append(actions, a)
+				}
 			}
 		}
 		contexts, multi := satisfyingContexts(s.Conditions)
@@ -168,4 +178,13 @@ func resourceAccount(resource, principal string) string {
 		return p[4]
 	}
 	return ""
+}
+
+func matchesAny(patterns []string, action string) bool {
+	for _, p := range patterns {
+		if policy.MatchAction(p, action) {
+			return true
+		}
+	}
+	return false
 }

@@ -163,3 +163,14 @@ func validateClusterName(name string) error {
 	}
 	return nil
 }
+
+// RequestedPolicy is the policy a request's statementEntries make, parsed
+// and validated, for reviews of requests (leash check, diff, union).
+func RequestedPolicy(cr *leashv1.CredentialsRequest) (*policy.Document, error) {
+	spec, err := awsSpec(cr)
+	if err != nil {
+		return nil, err
+	}
+	_, doc, err := requestedPolicy(spec, 0)
+	return doc, err
+}
