@@ -286,7 +286,7 @@ func compileARNPattern(s string, vars bool) (arnPattern, error) {
 		a.all = true
 		return a, nil
 	}
-	parts, ok := splitARN(s)
+	parts, ok := splitARNPattern(s, vars)
 	if !ok {
 		a.invalid = true
 		return a, nil
@@ -330,6 +330,34 @@ func (a *arnPattern) matchParts(arn string, parts *[6]string, isARN bool, ctx *C
 func splitARN(s string) (parts [6]string, ok bool) {
 	ok = splitARNInto(s, &parts)
 	return parts, ok
+}
+
+// splitARNPattern is splitARN for a policy's ARN pattern: with vars, a
+// colon inside a policy variable (arn:aws:iam::${aws:PrincipalAccount}:role/x)
+// does not separate parts.
+func splitARNPattern(s string, vars bool) (parts [6]string, ok bool) {
+	if !vars || !strings.Contains(s, "${") {
+		return splitARN(s)
+	}
+	n, start, depth := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
+			depth++
+			i++
+		case s[i] == '}' && depth > 0:
+			depth--
+		case s[i] == ':' && depth == 0:
+			parts[n] = s[start:i]
+			n++
+			start = i + 1
+			if n == 5 {
+				parts[5] = s[start:]
+				return parts, parts[0] == "arn"
+			}
+		}
+	}
+	return parts, false
 }
 
 // splitARNInto is splitARN writing into parts, which the decision path keeps
