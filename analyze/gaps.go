@@ -128,17 +128,7 @@ func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[st
 func Ask(compiled *policy.Policies, principal string, qs []Question) []Gap {
 	var gaps []Gap
 	for _, q := range qs {
-		r := &policy.Request{Principal: principal, Action: q.Action, Resource: q.Resource,
-			ResourceAccount: resourceAccount(q.Resource, principal)}
-		r.Context.AddPrincipalKeys(principal)
-		for k, vs := range q.Context {
-			if q.Multivalued[k] || len(vs) != 1 {
-				r.Context.SetList(k, vs)
-			} else {
-				r.Context.Set(k, vs[0])
-			}
-		}
-		res := compiled.Explain(r)
+		res := compiled.Explain(q.Request(principal))
 		if res.Decision == policy.Allowed {
 			continue
 		}
@@ -149,6 +139,23 @@ func Ask(compiled *policy.Policies, principal string, qs []Question) []Gap {
 		gaps = append(gaps, Gap{Action: q.Action, Resource: q.Resource, Context: ContextText(q.Context), Why: why})
 	}
 	return gaps
+}
+
+// Request is the question as the engine takes it, asked by principal: a
+// wildcard account in the resource stands for the principal's own, and the
+// principal's own keys (aws:PrincipalArn...) are in the context.
+func (q Question) Request(principal string) *policy.Request {
+	r := &policy.Request{Principal: principal, Action: q.Action, Resource: q.Resource,
+		ResourceAccount: resourceAccount(q.Resource, principal)}
+	r.Context.AddPrincipalKeys(principal)
+	for k, vs := range q.Context {
+		if q.Multivalued[k] || len(vs) != 1 {
+			r.Context.SetList(k, vs)
+		} else {
+			r.Context.Set(k, vs[0])
+		}
+	}
+	return r
 }
 
 // ContextText writes a context as sorted key=value pairs.

@@ -82,7 +82,7 @@ func loadFile(path string, named bool) ([]namedPolicy, error) {
 		if (json.Unmarshal(data, &head) != nil || head["Statement"] == nil) && !named {
 			return nil, nil // some other JSON file in a folder, such as simulate's requests
 		}
-		doc, err := policy.Parse(data, policy.Identity)
+		doc, err := policy.Parse(data, documentKind(head))
 		if err != nil {
 			return nil, &inputError{fmt.Sprintf("%s: %v", path, err)}
 		}
@@ -110,4 +110,29 @@ func loadFile(path string, named bool) ([]namedPolicy, error) {
 		return nil, &inputError{fmt.Sprintf("%s: give a policy document (.json) or CredentialsRequest manifests (.yaml)", path)}
 	}
 	return nil, nil
+}
+
+// documentKind is Trust for a document whose statements name principals
+// and no resources (a role's trust policy), Resource when they name both,
+// else Identity.
+func documentKind(head map[string]json.RawMessage) policy.Kind {
+	var statements []map[string]json.RawMessage
+	if err := json.Unmarshal(head["Statement"], &statements); err != nil {
+		var one map[string]json.RawMessage
+		if json.Unmarshal(head["Statement"], &one) != nil {
+			return policy.Identity
+		}
+		statements = append(statements, one)
+	}
+	kind := policy.Identity
+	for _, st := range statements {
+		if st["Principal"] == nil && st["NotPrincipal"] == nil {
+			continue
+		}
+		if st["Resource"] != nil || st["NotResource"] != nil {
+			return policy.Resource
+		}
+		kind = policy.Trust
+	}
+	return kind
 }

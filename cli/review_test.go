@@ -110,3 +110,14 @@ func TestDiffExpandsPatternsWithTheCatalog(t *testing.T) {
 		t.Errorf("NotAction: exit %d; want every non-IAM action but s3:GetObject (%d lines)", code, strings.Count(out, "\n"))
 	}
 }
+
+// TestCheckReadsTrustPoliciesInAFolder pins that a trust policy beside
+// identity policies is read as one (it names principals and no resources)
+// and gets the trust checks: the seed role's StringLike subject.
+func TestCheckReadsTrustPoliciesInAFolder(t *testing.T) {
+	out, stderr, code := run(t, "check", filepath.Join("..", "analyze", "testdata", "krops-ci-e2e"),
+		"--principal", "arn:aws:iam::120392301094:role/krops-ci-e2e", "--fail-on", "critical")
+	if code != 0 || !strings.Contains(out, "LEASH-TRUST-002") || strings.Contains(out, "LEASH-ESC-SELF ") {
+		t.Errorf("exit %d; want the trust finding and no self-escalation (the guard is in the folder):\n%s%s", code, out, stderr)
+	}
+}

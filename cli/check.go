@@ -1,0 +1,665 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/spf13/cobra"
+
+	"leash.dev/leash/analyze"
+	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/policy"
+	"leash.dev/leash/policy/catalog"
+)
+
+// errFindings is check's "no": a finding at or above --fail-on.
+var errFindings = errors.New("findings at or above --fail-on")
+
+// defaultPrincipal is who the assertions ask about when no principal is
+// known; diff asks about the same one.
+const defaultPrincipal = "arn:aws:iam::123456789012:user/principal"
+
+type checkOptions struct {
+	output, failOn, principal string
+	principalGiven            bool
+	only, mustAllow, mustDeny []string
+	user, role                string
+	endpoint, credentialsFile string
+	files                     []string
+	stdout                    io.Writer
+	// getenv reads AWS_ACCESS_KEY_ID and the other variables.
+	getenv func(string) string
+}
+
+func newCheck() *cobra.Command {
+	o := checkOptions{getenv: os.Getenv}
+	const short = "Review policies for unknown actions, over-broad grants and privilege escalation"
+	cmd := &cobra.Command{
+		Use:   "check [FILE|DIR...]",
+		Short: short,
+		Long: long(short, `check reviews the policies of one principal and prints a finding for each
+problem, with its severity, a stable ID, the policy, the JSON path of the
+offending element, what is wrong and how to fix it: actions, resources and
+condition keys AWS does not know (checked against leash's embedded catalog),
+grants wider than a workload needs, and privilege-escalation paths, including
+a principal that can widen its own permissions.
+
+The policies are policy documents (.json), CredentialsRequest manifests
+(.yaml, their statementEntries) or folders of either, taken together as the
+identity policies of one principal; or, with --user or --role, the policies
+IAM holds for a user or role: inline, attached, its groups' (for a user) and
+its permissions boundary. These are read from AWS with the credentials in
+AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or from a
+shared-credentials file (--credentials-file, its [default] profile), or from
+leash local with --endpoint. Files given beside --user or --role are added to
+the principal's policies, to review a change before it is made.
+
+Escalation to the principal itself is checked when the principal is known:
+--principal, or the user or role read with --user or --role.
+
+Assertions for CI:
+  --only PATTERN        every action any Allow statement grants, after
+                        expanding patterns and NotAction with the catalog,
+                        must match one of the patterns (LEASH-ONLY-001)
+  --must-allow ACTION   the policies must allow ACTION, on "*" or on the
+                        resource after @ (LEASH-ASSERT-ALLOW)
+  --must-deny ACTION    the policies must not allow ACTION: on the resource
+                        after @, or, without one, on "*" and on every
+                        resource an Allow statement names for it
+                        (LEASH-ASSERT-DENY)
+An assertion's ACTION may be a pattern; each action it matches is asked.
+Assertions are answered by leash's engine for the principal (without
+--principal, --user or --role: `+defaultPrincipal+`),
+with the permissions boundary applied and without request context: an Allow
+whose conditions need context does not count as allowed. A failed assertion
+is a high finding with the engine's reason.
+
+Output: text, one finding a line (severity, ID, policy, path, message and
+fix) and a summary; json, {"findings": [...], "summary": {...}}; or sarif,
+SARIF 2.1.0 for code scanning (GitHub's upload-sarif action), with each
+finding located at the line of its JSON path in the file.
+
+Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 on
+bad input (a file that does not parse, an unknown flag value, a principal IAM
+does not know or credentials it refuses).`),
+		Example: example(
+			"# Review a policy and a folder of CredentialsRequests as one principal's",
+			"leash check ccm.json examples/ack-s3",
+			"",
+			"# The pruned node role may only describe EC2",
+			"leash check --only 'ec2:Describe*' node-role.json",
+			"",
+			"# The CI role escalates to itself unless its self-deny guard is in the set",
+			"leash check --principal arn:aws:iam::120392301094:role/krops-ci-e2e ack-mgmt.json self-deny.json",
+			"",
+			"# Assert what a request may and may not do; fail only on critical findings otherwise",
+			"leash check --must-allow s3:GetObject@arn:aws:s3:::krops-a/report.csv \\",
+			"  --must-deny iam:CreateUser --must-deny 'iam:*AccessKey*' --fail-on critical policy.json",
+			"",
+			"# A live role in AWS, as SARIF for code scanning",
+			"leash check --role krops-ci-e2e --output sarif > leash.sarif",
+			"",
+			"# A user in leash local, with its administrator's key",
+			"leash check --user alice --endpoint http://127.0.0.1:4566 \\",
+			"  --credentials-file leash-data/admin-credentials",
+		),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			o.principalGiven = cmd.Flags().Changed("principal")
+			o.stdout = cmd.OutOrStdout()
+			return runCheck(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.StringVar(&o.output, "output", "text",
+		"output `FORMAT`: text, json, or sarif for code scanning (e.g. --output sarif)")
+	f.StringVar(&o.failOn, "fail-on", "high",
+		"exit 1 on a finding of this `SEVERITY` or higher: info, low, medium, high or critical (e.g. --fail-on critical)")
+	f.StringSliceVar(&o.only, "only", nil,
+		"action `PATTERN` the policies may grant; every granted action must match one; repeat or separate with commas (e.g. --only 'ec2:Describe*')")
+	f.StringArrayVar(&o.mustAllow, "must-allow", nil,
+		"`ACTION[@RESOURCE]` the policies must allow (resource \"*\" when not given); repeat for several (e.g. --must-allow s3:GetObject@arn:aws:s3:::krops-a/key)")
+	f.StringArrayVar(&o.mustDeny, "must-deny", nil,
+		"`ACTION[@RESOURCE]` the policies must not allow, on any resource they grant it on when none is given; repeat for several (e.g. --must-deny iam:CreateUser)")
+	f.StringVar(&o.principal, "principal", defaultPrincipal,
+		"`ARN` of the user or role holding the policies: escalation to itself is checked when it is given, and the assertions ask about it (e.g. --principal arn:aws:iam::120392301094:role/krops-ci-e2e)")
+	f.StringVar(&o.user, "user", "",
+		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
+	f.StringVar(&o.role, "role", "",
+		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached and its boundary; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
+	f.StringVar(&o.endpoint, "endpoint", "",
+		"`URL` of leash local to read --user or --role from, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
+	f.StringVar(&o.credentialsFile, "credentials-file", "",
+		"shared-credentials `FILE` whose [default] key reads IAM, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
+	return cmd
+}
+
+// checkInput is the policies under review, and where each came from.
+type checkInput struct {
+	principal string // known principal, "" when none was given
+	identity  []policy.Named
+	boundary  *policy.Named
+	// sources maps a policy's name to the file (or ARN) it came from.
+	sources map[string]string
+}
+
+func runCheck(ctx context.Context, o checkOptions) error {
+	if o.output != "text" && o.output != "json" && o.output != "sarif" {
+		return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", o.output)}
+	}
+	failOn, err := analyze.ParseSeverity(o.failOn)
+	if err != nil {
+		return &inputError{"--fail-on: " + err.Error()}
+	}
+	cat := catalog.Default()
+	for _, p := range o.only {
+		if len(cat.Expand(p)) == 0 {
+			return &inputError{"--only: " + noMatch(cat, p)}
+		}
+	}
+	var asserts []assertion
+	for _, spec := range o.mustAllow {
+		a, err := parseAssertion(cat, "--must-allow", spec, true)
+		if err != nil {
+			return err
+		}
+		asserts = append(asserts, a)
+	}
+	for _, spec := range o.mustDeny {
+		a, err := parseAssertion(cat, "--must-deny", spec, false)
+		if err != nil {
+			return err
+		}
+		asserts = append(asserts, a)
+	}
+	in, err := loadCheckInput(ctx, o)
+	if err != nil {
+		return err
+	}
+
+	findings := analyze.Review(in.identity, in.principal, cat)
+	if in.boundary != nil {
+		findings = append(findings, reviewBoundary(*in.boundary, cat)...)
+	}
+	if len(o.only) > 0 {
+		findings = append(findings, analyze.Only(in.identity, o.only, cat)...)
+	}
+	if len(asserts) > 0 {
+		principal := in.principal
+		if principal == "" {
+			principal = o.principal
+		}
+		af, err := checkAssertions(in, principal, asserts)
+		if err != nil {
+			return err
+		}
+		findings = append(findings, af...)
+	}
+	analyze.SortFindings(findings)
+
+	policies := len(in.identity)
+	if in.boundary != nil {
+		policies++
+	}
+	sum := summarize(findings, failOn, policies)
+	switch o.output {
+	case "json":
+		err = writeCheckJSON(o.stdout, findings, sum)
+	case "sarif":
+		err = writeSARIF(o.stdout, findings, in.sources)
+	default:
+		err = writeCheckText(o.stdout, findings, sum)
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Failing > 0 {
+		return errFindings
+	}
+	return nil
+}
+
+// reviewBoundary reviews a permissions boundary. A boundary grants
+// nothing, so only the document itself is checked (names AWS does not know,
+// elements that never match); grants wider than a workload needs and
+// escalation paths are about what the principal's own policies allow, which
+// the boundary only caps.
+func reviewBoundary(b policy.Named, cat *catalog.Catalog) []analyze.Finding {
+	return analyze.Validate(b.Document, b.Name, cat)
+}
+
+// loadCheckInput reads the files and, with --user or --role, the
+// principal's policies from IAM.
+func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
+	in := checkInput{sources: map[string]string{}}
+	if o.principalGiven {
+		if o.principal == "" {
+			return in, &inputError{"--principal: give the ARN of a user or role, such as arn:aws:iam::123456789012:role/ci"}
+		}
+		in.principal = o.principal
+	}
+	if o.user != "" && o.role != "" {
+		return in, &inputError{"--user and --role: give one principal to read from IAM"}
+	}
+	if o.user == "" && o.role == "" {
+		if o.endpoint != "" || o.credentialsFile != "" {
+			return in, &inputError{"--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
+		}
+		if len(o.files) == 0 {
+			return in, &inputError{"give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
+		}
+	}
+	if len(o.files) > 0 {
+		named, err := loadPolicies(o.files)
+		if err != nil {
+			return in, err
+		}
+		for _, n := range named {
+			in.identity = append(in.identity, policy.Named{Name: n.Name, Document: n.Doc})
+			file, _, _ := strings.Cut(n.Name, "#") // a CredentialsRequest is named file#namespace/name
+			in.sources[n.Name] = file
+		}
+	}
+	if o.user != "" || o.role != "" {
+		if err := loadPrincipal(ctx, o, &in); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// loadPrincipal reads a user's or role's policies from IAM into in.
+func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
+	flag, name := "--user", o.user
+	if o.role != "" {
+		flag, name = "--role", o.role
+	}
+	arn := ""
+	if strings.HasPrefix(name, "arn:") {
+		kind, short, ok := iamclient.PrincipalName(name)
+		if !ok || kind != strings.TrimPrefix(flag, "--") {
+			return &inputError{fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, strings.TrimPrefix(flag, "--"), strings.TrimPrefix(flag, "--"))}
+		}
+		arn, name = name, short
+	}
+	creds, err := checkCredentials(o)
+	if err != nil {
+		return err
+	}
+	region := o.getenv("AWS_REGION")
+	if region == "" {
+		region = o.getenv("AWS_DEFAULT_REGION")
+	}
+	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: region, Credentials: creds, MaxAttempts: 3})
+	iamError := func(err error) error {
+		if iamclient.IsNotFound(err) {
+			return &inputError{fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, strings.TrimPrefix(flag, "--"), err)}
+		}
+		return &inputError{fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
+	}
+	var pp iamclient.PrincipalPolicies
+	if o.user != "" {
+		if pp, err = client.UserPolicies(ctx, name); err != nil {
+			return iamError(err)
+		}
+		if arn == "" {
+			u, err := client.GetUser(ctx, name)
+			if err != nil {
+				return iamError(err)
+			}
+			arn = u.ARN
+		}
+	} else {
+		if pp, err = client.RolePolicies(ctx, name); err != nil {
+			return iamError(err)
+		}
+		if arn == "" {
+			// IAM's GetRole has the ARN, but iamclient reads it only for
+			// the policies; build it from the caller's account. A role
+			// with a path needs its ARN given.
+			id, err := client.CallerIdentity(ctx)
+			if err != nil {
+				return iamError(err)
+			}
+			partition := "aws"
+			if parts := strings.SplitN(id.ARN, ":", 3); len(parts) == 3 {
+				partition = parts[1]
+			}
+			arn = "arn:" + partition + ":iam::" + id.Account + ":role/" + name
+		}
+	}
+	if !o.principalGiven {
+		in.principal = arn
+	}
+	for _, d := range pp.Identity {
+		doc, err := policy.Parse([]byte(d.Document), policy.Identity)
+		if err != nil {
+			return &inputError{fmt.Sprintf("%s %s: policy %s: %v", flag, name, d.Name, err)}
+		}
+		in.identity = append(in.identity, policy.Named{Name: d.Name, Document: doc})
+		in.sources[d.Name] = iamSource(d.Name, arn)
+	}
+	if b := pp.Boundary; b != nil {
+		doc, err := policy.Parse([]byte(b.Document), policy.Boundary)
+		if err != nil {
+			return &inputError{fmt.Sprintf("%s %s: permissions boundary %s: %v", flag, name, b.Name, err)}
+		}
+		in.boundary = &policy.Named{Name: b.Name, Document: doc}
+		in.sources[b.Name] = iamSource(b.Name, arn)
+	}
+	return nil
+}
+
+// iamSource is where a policy read from IAM is: a managed policy's ARN,
+// else (an inline policy) the ARN of the principal holding it.
+func iamSource(name, principal string) string {
+	if strings.HasPrefix(name, "arn:") {
+		return name
+	}
+	return principal
+}
+
+// checkCredentials is the key that reads IAM: --credentials-file's
+// [default] profile, else the environment's.
+func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
+	if o.credentialsFile != "" {
+		data, err := os.ReadFile(o.credentialsFile)
+		if err != nil {
+			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, errors.Unwrap(err))}
+		}
+		file, err := credfile.Parse(string(data))
+		if err != nil {
+			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
+		}
+		id, secret, token, ok := file.StaticKey("default")
+		if !ok {
+			return nil, &inputError{fmt.Sprintf("--credentials-file %s: no [default] profile with aws_access_key_id and aws_secret_access_key", o.credentialsFile)}
+		}
+		return iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(token)}.Provider(), nil
+	}
+	env := o.getenv
+	id, secret := env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		return nil, &inputError{"--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
+	}
+	return iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(env("AWS_SESSION_TOKEN"))}.Provider(), nil
+}
+
+// assertion is one --must-allow or --must-deny.
+type assertion struct {
+	flag, spec string
+	allow      bool
+	actions    []string // the catalog actions the ACTION pattern matches
+	resource   string   // "" when not given
+}
+
+// parseAssertion reads ACTION[@RESOURCE]. Actions hold no @, so the first
+// one ends the action (an IAM user's name may hold one).
+func parseAssertion(cat *catalog.Catalog, flag, spec string, allow bool) (assertion, error) {
+	action, resource, hasResource := strings.Cut(spec, "@")
+	if hasResource && resource == "" {
+		return assertion{}, &inputError{fmt.Sprintf("%s %q: nothing after @; give ACTION@RESOURCE, such as s3:GetObject@arn:aws:s3:::bucket/key, or leave out the @", flag, spec)}
+	}
+	found := cat.Expand(action)
+	if len(found) == 0 {
+		return assertion{}, &inputError{fmt.Sprintf("%s %q: %s", flag, spec, noMatch(cat, action))}
+	}
+	a := assertion{flag: flag, spec: spec, allow: allow, resource: resource}
+	for _, f := range found {
+		a.actions = append(a.actions, f.String())
+	}
+	return a, nil
+}
+
+// checkAssertions asks leash's engine each assertion's questions about
+// principal, with the identity policies and the boundary, and returns a
+// finding for each one that fails.
+func checkAssertions(in checkInput, principal string, asserts []assertion) ([]analyze.Finding, error) {
+	var set policy.Set
+	for _, n := range in.identity {
+		set.Add(policy.Identity, n)
+	}
+	if in.boundary != nil {
+		set.Add(policy.Boundary, *in.boundary)
+	}
+	compiled, err := policy.Compile(set)
+	if err != nil {
+		return nil, &inputError{"the policies do not compile for the assertions: " + err.Error()}
+	}
+	// Without @RESOURCE, --must-deny also asks about the resources (and
+	// conditions) the Allow statements grant the action on.
+	var granted map[string][]analyze.Question
+	for _, a := range asserts {
+		if !a.allow && a.resource == "" {
+			granted = map[string][]analyze.Question{}
+			for _, n := range in.identity {
+				for _, q := range analyze.Questions(n.Document, expandAction) {
+					k := strings.ToLower(q.Action)
+					granted[k] = append(granted[k], q)
+				}
+			}
+			break
+		}
+	}
+	var out []analyze.Finding
+	for _, a := range asserts {
+		var failed []assertFailure
+		for _, action := range a.actions {
+			qs := []analyze.Question{{Action: action, Resource: a.resource}}
+			if a.resource == "" {
+				qs[0].Resource = "*"
+				if !a.allow {
+					qs = append(qs, granted[strings.ToLower(action)]...)
+				}
+			}
+			for _, q := range qs {
+				res := compiled.Explain(q.Request(principal))
+				if (res.Decision == policy.Allowed) != a.allow {
+					failed = append(failed, assertFailure{q: q, res: res})
+					break // one failure an action is enough to say
+				}
+			}
+		}
+		out = append(out, assertFindings(a, failed, in.identity)...)
+	}
+	return out, nil
+}
+
+type assertFailure struct {
+	q   analyze.Question
+	res policy.Result
+}
+
+// assertFindings turns an assertion's failures into findings, one for each
+// statement that decided (the Allow that grants what must be denied, the
+// Deny that refuses what must be allowed), or one for the set when no
+// statement did.
+func assertFindings(a assertion, failed []assertFailure, identity []policy.Named) []analyze.Finding {
+	type group struct {
+		ref      *policy.StatementRef
+		failures []assertFailure
+	}
+	var groups []*group
+	byRef := map[string]*group{}
+	for _, f := range failed {
+		ref := decidingStatement(f.res, a.allow)
+		key := ""
+		if ref != nil {
+			key = ref.Policy + "\x00" + fmt.Sprint(ref.Index)
+		}
+		g := byRef[key]
+		if g == nil {
+			g = &group{ref: ref}
+			byRef[key] = g
+			groups = append(groups, g)
+		}
+		g.failures = append(g.failures, f)
+	}
+	var out []analyze.Finding
+	for _, g := range groups {
+		f := analyze.Finding{ID: "LEASH-ASSERT-DENY", Severity: analyze.High}
+		if a.allow {
+			f.ID = "LEASH-ASSERT-ALLOW"
+		}
+		if g.ref != nil {
+			f.Policy, f.Path = g.ref.Policy, fmt.Sprintf("Statement[%d]", g.ref.Index)
+		} else if len(identity) > 0 {
+			f.Policy = identity[0].Name
+		}
+		var asked, actions []string
+		for _, fl := range g.failures {
+			s := fl.q.Action + " on " + fl.q.Resource
+			if c := analyze.ContextText(fl.q.Context); c != "" {
+				s += " when " + c
+			}
+			asked = append(asked, s)
+			actions = append(actions, fl.q.Action)
+		}
+		list := listAtMost(asked, 5)
+		first := g.failures[0].res
+		if a.allow {
+			why := first.Decision.String()
+			if len(first.Reasons) > 0 {
+				why = first.Reasons[0].Message
+			}
+			f.Message = fmt.Sprintf("%s %s fails: not allowed: %s (%s)", a.flag, a.spec, list, why)
+			f.Fix = allowFix(first, g.failures[0].q)
+		} else {
+			by := "allowed"
+			if g.ref != nil {
+				by = "allowed by " + g.ref.String()
+			}
+			f.Message = fmt.Sprintf("%s %s fails: %s: %s", a.flag, a.spec, by, list)
+			f.Fix = fmt.Sprintf("remove %s from the Allow statement or narrow its Resource, or add a Deny statement for it", listAtMost(actions, 5))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// decidingStatement is the statement that made an assertion fail: for a
+// must-deny, the first Allow that matched; for a must-allow, the Deny that
+// refused or the Allow whose condition failed.
+func decidingStatement(res policy.Result, mustAllow bool) *policy.StatementRef {
+	if !mustAllow {
+		for i := range res.Statements {
+			if res.Statements[i].Effect == policy.Allow {
+				return &res.Statements[i]
+			}
+		}
+		return nil
+	}
+	for _, r := range res.Reasons {
+		if r.Statement != nil {
+			return r.Statement
+		}
+	}
+	return nil
+}
+
+// allowFix says how to make a must-allow hold, from the engine's reason.
+func allowFix(res policy.Result, q analyze.Question) string {
+	code := ""
+	if len(res.Reasons) > 0 {
+		code = res.Reasons[0].Code
+	}
+	switch code {
+	case policy.ReasonExplicitDeny:
+		return fmt.Sprintf("remove %s from the Deny statement or narrow its Resource, or correct the assertion", q.Action)
+	case policy.ReasonConditionFailed:
+		return "the Allow statement's condition needs request context the assertion does not give; assert a resource the statement grants without it, or drop the condition"
+	case policy.ReasonBoundaryNoAllow:
+		return fmt.Sprintf("allow %s on %s in the permissions boundary too", q.Action, q.Resource)
+	}
+	return fmt.Sprintf("add an Allow statement for %s on %s, or give the resource the policies grant it on with %s@RESOURCE", q.Action, q.Resource, q.Action)
+}
+
+// listAtMost joins up to n items and says how many more there are.
+func listAtMost(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// checkSummary counts the findings.
+type checkSummary struct {
+	Policies   int            `json:"policies"`
+	Findings   int            `json:"findings"`
+	BySeverity map[string]int `json:"bySeverity"`
+	FailOn     string         `json:"failOn"`
+	// Failing counts the findings at or above FailOn; any makes the exit
+	// status 1.
+	Failing int `json:"failing"`
+}
+
+func summarize(findings []analyze.Finding, failOn analyze.Severity, policies int) checkSummary {
+	s := checkSummary{Policies: policies, Findings: len(findings), BySeverity: map[string]int{}, FailOn: failOn.String()}
+	for _, f := range findings {
+		s.BySeverity[f.Severity.String()]++
+		if f.Severity >= failOn {
+			s.Failing++
+		}
+	}
+	return s
+}
+
+func writeCheckJSON(w io.Writer, findings []analyze.Finding, sum checkSummary) error {
+	if findings == nil {
+		findings = []analyze.Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Findings []analyze.Finding `json:"findings"`
+		Summary  checkSummary      `json:"summary"`
+	}{findings, sum})
+}
+
+func writeCheckText(w io.Writer, findings []analyze.Finding, sum checkSummary) error {
+	var b strings.Builder
+	for _, f := range findings {
+		b.WriteString(f.Severity.String() + " " + f.ID)
+		if f.Policy != "" {
+			b.WriteString(" " + f.Policy)
+		}
+		if f.Path != "" {
+			b.WriteString(" " + f.Path)
+		}
+		b.WriteString(": " + f.Message)
+		if f.Fix != "" {
+			b.WriteString(" (fix: " + f.Fix + ")")
+		}
+		b.WriteByte('\n')
+	}
+	noun := "policies"
+	if sum.Policies == 1 {
+		noun = "policy"
+	}
+	if len(findings) == 0 {
+		fmt.Fprintf(&b, "no findings in %d %s\n", sum.Policies, noun)
+	} else {
+		var counts []string
+		for s := analyze.Critical; s >= analyze.Info; s-- {
+			if n := sum.BySeverity[s.String()]; n > 0 {
+				counts = append(counts, fmt.Sprintf("%d %s", n, s))
+			}
+		}
+		findingNoun := "findings"
+		if len(findings) == 1 {
+			findingNoun = "finding"
+		}
+		fmt.Fprintf(&b, "%d %s in %d %s (%s); %d at or above --fail-on %s\n",
+			len(findings), findingNoun, sum.Policies, noun, strings.Join(counts, ", "), sum.Failing, sum.FailOn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
