@@ -258,27 +258,6 @@ var (
 	arnNoLiteral = regexp.MustCompile(`[*?]|\$\{`)
 )
 
-// splitPolicyARN splits an ARN from a policy into its six parts at its first
-// five colons outside policy variables, as the engine reads it.
-func splitPolicyARN(s string) (parts [6]string, n int) {
-	start := 0
-	for i := 0; i < len(s) && n < 5; i++ {
-		switch s[i] {
-		case '$':
-			if i+1 < len(s) && s[i+1] == '{' {
-				if end := strings.IndexByte(s[i:], '}'); end > 0 {
-					i += end
-				}
-			}
-		case ':':
-			parts[n] = s[start:i]
-			n++
-			start = i + 1
-		}
-	}
-	parts[n] = s[start:]
-	return parts, n + 1
-}
 
 // arnProblem says what is wrong with a Resource element, or "".
 func arnProblem(r string) string {
@@ -288,7 +267,7 @@ func arnProblem(r string) string {
 	if strings.ContainsAny(r, " \t\r\n") {
 		return "has whitespace"
 	}
-	parts, n := splitPolicyARN(r)
+	parts, n := policy.SplitARN(r)
 	if parts[0] != "arn" {
 		return `does not start with "arn:"`
 	}
@@ -421,7 +400,7 @@ func (t *resourceTypes) accepts(arn string) bool {
 		return anyTypeAccepts(t.cat, t.types, arn)
 	}
 	// Every action: the types of the ARN's own service first, then all.
-	parts, _ := splitPolicyARN(arn)
+	parts, _ := policy.SplitARN(arn)
 	if svc := parts[2]; !arnNoLiteral.MatchString(svc) && anyTypeAccepts(t.cat, t.cat.ResourceTypes(svc), arn) {
 		return true
 	}

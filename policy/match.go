@@ -339,25 +339,33 @@ func splitARNPattern(s string, vars bool) (parts [6]string, ok bool) {
 	if !vars || !strings.Contains(s, "${") {
 		return splitARN(s)
 	}
-	n, start, depth := 0, 0, 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
-			depth++
-			i++
-		case s[i] == '}' && depth > 0:
-			depth--
-		case s[i] == ':' && depth == 0:
+	parts, n := SplitARN(s)
+	return parts, n == 6 && parts[0] == "arn"
+}
+
+// SplitARN splits an ARN, a policy's ARN pattern or an ARN format
+// (arn:${Partition}:ec2:${Region}:...) into its parts, arn, partition,
+// service, region, account and resource, at its first five colons outside
+// ${...}; the resource part may hold more colons. n is how many parts there
+// are: 6 for anything shaped like an ARN.
+func SplitARN(s string) (parts [6]string, n int) {
+	start := 0
+	for i := 0; i < len(s) && n < 5; i++ {
+		switch s[i] {
+		case '$':
+			if i+1 < len(s) && s[i+1] == '{' {
+				if end := strings.IndexByte(s[i:], '}'); end > 0 {
+					i += end
+				}
+			}
+		case ':':
 			parts[n] = s[start:i]
 			n++
 			start = i + 1
-			if n == 5 {
-				parts[5] = s[start:]
-				return parts, parts[0] == "arn"
-			}
 		}
 	}
-	return parts, false
+	parts[n] = s[start:]
+	return parts, n + 1
 }
 
 // splitARNInto is splitARN writing into parts, which the decision path keeps

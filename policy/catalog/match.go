@@ -1,6 +1,10 @@
 package catalog
 
-import "strings"
+import (
+	"strings"
+
+	"leash.dev/leash/policy"
+)
 
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
@@ -73,28 +77,6 @@ func globFold[S ~string | ~[]byte](pattern string, s S) bool {
 	return true
 }
 
-// splitARN splits an ARN, ARN format or ARN pattern into its six parts,
-// arn:partition:service:region:account:resource, at its first five colons
-// outside ${...}; the resource part may hold more colons.
-func splitARN(s string) (parts [6]string, ok bool) {
-	n, start := 0, 0
-	for i := 0; i < len(s) && n < 5; i++ {
-		switch s[i] {
-		case '$':
-			if i+1 < len(s) && s[i+1] == '{' {
-				if end := strings.IndexByte(s[i:], '}'); end > 0 {
-					i += end
-				}
-			}
-		case ':':
-			parts[n] = s[start:i]
-			n++
-			start = i + 1
-		}
-	}
-	parts[5] = s[start:]
-	return parts, n == 5 && strings.EqualFold(parts[0], "arn")
-}
 
 // A token of an ARN part.
 type token struct {
@@ -209,4 +191,11 @@ func distance(a, b string, limit int, rows *[3][]int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return min(prev[len(b)], limit+1)
+}
+
+// splitARN splits an ARN, ARN format or pattern as the engine does; ok is
+// false for anything not shaped like an ARN.
+func splitARN(s string) (parts [6]string, ok bool) {
+	parts, n := policy.SplitARN(s)
+	return parts, n == 6 && strings.EqualFold(parts[0], "arn")
 }
