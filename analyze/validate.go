@@ -258,7 +258,6 @@ var (
 	arnNoLiteral = regexp.MustCompile(`[*?]|\$\{`)
 )
 
-
 // arnProblem says what is wrong with a Resource element, or "".
 func arnProblem(r string) string {
 	if r == "*" {

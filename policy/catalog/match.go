@@ -77,7 +77,6 @@ func globFold[S ~string | ~[]byte](pattern string, s S) bool {
 	return true
 }
 
-
 // A token of an ARN part.
 type token struct {
 	kind byte // 'c' a literal byte, '?' any byte, '*' any run
