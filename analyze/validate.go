@@ -413,35 +413,19 @@ func (t *resourceTypes) accepts(arn string) bool {
 
 func anyTypeAccepts(cat *catalog.Catalog, types []catalog.ResourceType, arn string) bool {
 	for _, rt := range types {
-		if typeMatches(cat, rt, arn) {
+		if cat.ARNMatchesType(rt, arn) {
 			return true
 		}
 	}
 	return false
 }
 
-// typeMatches is cat.ARNMatchesType for a type whose ARN field may hold
-// several formats separated by ", ", as a few API Gateway types do
-// (/apis/... and /restapis/...): the ARN matches when it matches one.
-func typeMatches(cat *catalog.Catalog, rt catalog.ResourceType, arn string) bool {
-	if !strings.Contains(rt.ARN, ", ") {
-		return cat.ARNMatchesType(rt, arn)
-	}
-	for f := range strings.SplitSeq(rt.ARN, ", ") {
-		one := rt
-		one.ARN = f
-		if cat.ARNMatchesType(one, arn) {
-			return true
-		}
-	}
-	return false
-}
 
 // typeAccepts reports whether a resource type of the action accepts the
 // ARN.
 func typeAccepts(cat *catalog.Catalog, a catalog.Action, arn string) bool {
 	for _, r := range a.Resources {
-		if rt, ok := cat.ResourceType(a.Service, r.Type); ok && typeMatches(cat, rt, arn) {
+		if rt, ok := cat.ResourceType(a.Service, r.Type); ok && cat.ARNMatchesType(rt, arn) {
 			return true
 		}
 	}

@@ -462,10 +462,21 @@ func (c *Catalog) ARNMatchesType(rt ResourceType, arn string) bool {
 	if arn == "*" {
 		return true
 	}
-	want, ok := splitARN(rt.ARN)
+	// A few types (API Gateway's) carry several formats separated by ", ".
+	for format := range strings.SplitSeq(rt.ARN, ", ") {
+		if matchesFormat(format, arn) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesFormat is ARNMatchesType for one ARN format.
+func matchesFormat(format, arn string) bool {
+	want, ok := splitARN(format)
 	if !ok {
 		// Not a six-part format: compare the whole strings.
-		return intersect(tokens(rt.ARN, false), tokens(arn, true))
+		return intersect(tokens(format, false), tokens(arn, true))
 	}
 	got, ok := splitARN(arn)
 	if !ok {

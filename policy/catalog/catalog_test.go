@@ -580,3 +580,24 @@ func BenchmarkARNMatchesType(b *testing.B) {
 		}
 	}
 }
+
+// A type with two ARN formats in one field (API Gateway's authorizers, for
+// HTTP and REST APIs) accepts an ARN of either.
+func TestARNMatchesEitherOfTwoFormats(t *testing.T) {
+	c := Default()
+	rt, ok := c.ResourceType("apigateway", "Authorizer")
+	if !ok || !strings.Contains(rt.ARN, ", ") {
+		t.Fatalf("apigateway Authorizer: %+v; the test needs a type with two formats", rt)
+	}
+	for _, arn := range []string{
+		"arn:aws:apigateway:eu-north-1::/apis/a1b2c3/authorizers/*",
+		"arn:aws:apigateway:eu-north-1::/restapis/a1b2c3/authorizers/*",
+	} {
+		if !c.ARNMatchesType(rt, arn) {
+			t.Errorf("%s does not match %s", arn, rt.ARN)
+		}
+	}
+	if c.ARNMatchesType(rt, "arn:aws:apigateway:eu-north-1::/domainnames/x") {
+		t.Error("a domain name matches an authorizer")
+	}
+}
