@@ -420,7 +420,6 @@ func anyTypeAccepts(cat *catalog.Catalog, types []catalog.ResourceType, arn stri
 	return false
 }
 
-
 // typeAccepts reports whether a resource type of the action accepts the
 // ARN.
 func typeAccepts(cat *catalog.Catalog, a catalog.Action, arn string) bool {
