@@ -184,6 +184,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		return ctrl.Result{}, syncErr
 	}
 	next := r.Recheck
+	if out.Failure != nil {
+		// A problem someone must fix (a manual Secret, a root permission)
+		// is looked at again sooner: leash watches neither.
+		next = min(next, time.Minute)
+	}
 	if out.RequeueAfter > 0 && out.RequeueAfter < next {
 		next = out.RequeueAfter
 	}
