@@ -139,6 +139,7 @@ does not know or credentials it refuses).`),
 		"`URL` of leash local to read --user or --role from, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
 	f.StringVar(&o.credentialsFile, "credentials-file", "",
 		"shared-credentials `FILE` whose [default] key reads IAM, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
+	cmd.AddCommand(newCheckWorkload())
 	return cmd
 }
 
@@ -216,7 +217,7 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	case "sarif":
 		err = writeSARIF(o.stdout, findings, in.sources)
 	default:
-		err = writeCheckText(o.stdout, findings, sum)
+		err = writeCheckText(o.stdout, findings, sum, "policy", "policies")
 	}
 	if err != nil {
 		return err
@@ -624,7 +625,9 @@ func writeCheckJSON(w io.Writer, findings []analyze.Finding, sum checkSummary) e
 	}{findings, sum})
 }
 
-func writeCheckText(w io.Writer, findings []analyze.Finding, sum checkSummary) error {
+// writeCheckText writes one line per finding and a summary counting what
+// was reviewed in the unit given (policy/policies, pod/pods).
+func writeCheckText(w io.Writer, findings []analyze.Finding, sum checkSummary, one, many string) error {
 	var b strings.Builder
 	for _, f := range findings {
 		b.WriteString(f.Severity.String() + " " + f.ID)
@@ -640,9 +643,9 @@ func writeCheckText(w io.Writer, findings []analyze.Finding, sum checkSummary) e
 		}
 		b.WriteByte('\n')
 	}
-	noun := "policies"
+	noun := many
 	if sum.Policies == 1 {
-		noun = "policy"
+		noun = one
 	}
 	if len(findings) == 0 {
 		fmt.Fprintf(&b, "no findings in %d %s\n", sum.Policies, noun)

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"leash.dev/leash/analyze"
+	"leash.dev/leash/workload"
+)
+
+func newCheckWorkload() *cobra.Command {
+	var (
+		output, failOn string
+		suggest        bool
+	)
+	const short = "Check that workloads consume leash's credentials without a way back to the node's role"
+	cmd := &cobra.Command{
+		Use:   "workload FILE|DIR...",
+		Short: short,
+		Long: long(short, `workload reads Deployment, DaemonSet, StatefulSet, Job, CronJob and Pod
+manifests with the CredentialsRequests and NetworkPolicies beside them, and
+reports, for every pod that mounts AWS credentials:
+
+  LEASH-WL-001  hostNetwork: true (the node's instance metadata is reachable)
+  LEASH-WL-002  AWS_EC2_METADATA_DISABLED not "true" (a missing or empty file
+                makes the AWS SDK use the node's role, silently)
+  LEASH-WL-003  AWS_SHARED_CREDENTIALS_FILE not the mounted Secret's file
+  LEASH-WL-004  a mounted credentials Secret that no CredentialsRequest writes
+  LEASH-WL-005  with STS: no projected token, a token whose audience is not
+                sts.amazonaws.com, or one mounted elsewhere than cloudTokenPath
+  LEASH-WL-006  no egress NetworkPolicy keeping it from 169.254.169.254
+
+With --suggest, a NetworkPolicy that closes LEASH-WL-006 is printed for each
+pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
+2 bad input.`),
+		Example: example(
+			"# The cloud controller manager's request, Deployment and egress policy",
+			"leash check workload examples/ccm/",
+			"",
+			"# Print an egress policy for the pods that have none",
+			"leash check workload deploy/ --suggest",
+		),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			threshold, err := analyze.ParseSeverity(failOn)
+			if err != nil {
+				return &inputError{"--fail-on: " + err.Error()}
+			}
+			if output != "text" && output != "json" && output != "sarif" {
+				return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", output)}
+			}
+			files, err := manifestFiles(args)
+			if err != nil {
+				return err
+			}
+			set, err := workload.Read(files...)
+			if err != nil {
+				return &inputError{err.Error()}
+			}
+			findings := workload.Check(set)
+			out := cmd.OutOrStdout()
+			sum := summarize(findings, threshold, len(set.Pods))
+			switch output {
+			case "json":
+				err = writeCheckJSON(out, findings, sum)
+			case "sarif":
+				err = writeSARIF(out, findings, nil)
+			default:
+				err = writeCheckText(out, findings, sum, "pod", "pods")
+			}
+			if err != nil {
+				return err
+			}
+			if suggest {
+				for _, p := range set.Pods {
+					if !lacksEgress(findings, p.Source) {
+						continue
+					}
+					np, err := workload.Suggest(p)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(out, "---\n# for %s\n%s", p.Source, np)
+				}
+			}
+			if sum.Failing > 0 {
+				return errFindings
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&output, "output", "text", "`FORMAT`: text, json or sarif")
+	f.StringVar(&failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit status 1: info, low, medium, high or critical")
+	f.BoolVar(&suggest, "suggest", false, "print an egress NetworkPolicy that keeps each pod without one from the instance metadata service")
+	return cmd
+}
+
+func lacksEgress(findings []analyze.Finding, source string) bool {
+	for _, f := range findings {
+		if f.ID == "LEASH-WL-006" && f.Policy == source {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestFiles lists the YAML files of the arguments, folders searched.
+func manifestFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, &inputError{fmt.Sprintf("%s: does not exist or cannot be read", a)}
+		}
+		if !info.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}

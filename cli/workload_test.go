@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckWorkload(t *testing.T) {
+	good := filepath.Join("..", "workload", "testdata", "good.yaml")
+	if out, stderr, code := run(t, "check", "workload", good); code != 0 || !strings.Contains(out, "no findings in 1 pod") {
+		t.Errorf("good manifests: exit %d\n%s%s", code, out, stderr)
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without its NetworkPolicy and with the host network.
+	bad := strings.Replace(string(data[:strings.Index(string(data), "---\napiVersion: networking.k8s.io/v1")]),
+		"      containers:", "      hostNetwork: true\n      containers:", 1)
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "check", "workload", path, "--suggest")
+	if code != 1 || !strings.Contains(out, "critical LEASH-WL-001") || !strings.Contains(out, "medium LEASH-WL-006") {
+		t.Errorf("bad manifests: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "kind: NetworkPolicy") || !strings.Contains(out, "169.254.169.254/32") {
+		t.Errorf("--suggest printed no egress policy excluding the metadata service:\n%s", out)
+	}
+	if _, stderr, code := run(t, "check", "workload", filepath.Join(t.TempDir(), "missing.yaml")); code != 2 || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("missing file: exit %d %q", code, stderr)
+	}
+}

@@ -1,0 +1,445 @@
+// Package workload checks how Kubernetes workloads consume the credentials
+// leash issues, so that a controller fails closed instead of falling back
+// to the node's instance role: no host network, IMDS disabled, the SDK
+// pointed at the mounted Secret, the projected token where the request
+// says, and an egress policy that keeps pods away from 169.254.169.254.
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"path"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
+)
+
+// imds is the instance metadata service's address.
+var imds = netip.MustParseAddr("169.254.169.254")
+
+// stsAudience is the audience AWS STS expects of a projected token.
+const stsAudience = "sts.amazonaws.com"
+
+// Set is what a folder of manifests holds: the workloads' pod templates,
+// the CredentialsRequests, and the NetworkPolicies.
+type Set struct {
+	Pods     []Pod
+	Requests []*leashv1.CredentialsRequest
+	Policies []networkingv1.NetworkPolicy
+}
+
+// Pod is a pod template with where it came from.
+type Pod struct {
+	// Source is "file: Kind namespace/name".
+	Source    string
+	Namespace string
+	Labels    map[string]string
+	Spec      corev1.PodSpec
+	// Path is the JSON path of the pod spec in its manifest.
+	Path string
+}
+
+// Read reads the manifests of files: Deployments, DaemonSets,
+// StatefulSets, Pods, CronJobs and Jobs, CredentialsRequests and
+// NetworkPolicies; other kinds are skipped.
+func Read(files ...string) (*Set, error) {
+	s := &Set{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+		for doc := 1; ; doc++ {
+			raw, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", f, doc, err)
+			}
+			if err := s.add(f, doc, raw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *Set) add(file string, doc int, raw []byte) error {
+	var head metav1.TypeMeta
+	if err := yaml.Unmarshal(raw, &head); err != nil {
+		return fmt.Errorf("%s: document %d: %w", file, doc, err)
+	}
+	decode := func(into any) error {
+		if err := yaml.UnmarshalStrict(raw, into); err != nil {
+			return fmt.Errorf("%s: document %d (%s): %w", file, doc, head.Kind, err)
+		}
+		return nil
+	}
+	pod := func(meta metav1.ObjectMeta, tmpl corev1.PodTemplateSpec, p string) {
+		ns := meta.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		s.Pods = append(s.Pods, Pod{Source: fmt.Sprintf("%s: %s %s/%s", file, head.Kind, ns, meta.Name),
+			Namespace: ns, Labels: tmpl.Labels, Spec: tmpl.Spec, Path: p})
+	}
+	switch head.Kind {
+	case "Deployment":
+		var o appsv1.Deployment
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, o.Spec.Template, "spec.template.spec")
+	case "DaemonSet":
+		var o appsv1.DaemonSet
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, o.Spec.Template, "spec.template.spec")
+	case "StatefulSet":
+		var o appsv1.StatefulSet
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, o.Spec.Template, "spec.template.spec")
+	case "Job":
+		var o batchv1.Job
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, o.Spec.Template, "spec.template.spec")
+	case "CronJob":
+		var o batchv1.CronJob
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, o.Spec.JobTemplate.Spec.Template, "spec.jobTemplate.spec.template.spec")
+	case "Pod":
+		var o corev1.Pod
+		if err := decode(&o); err != nil {
+			return err
+		}
+		pod(o.ObjectMeta, corev1.PodTemplateSpec{ObjectMeta: o.ObjectMeta, Spec: o.Spec}, "spec")
+	case "CredentialsRequest":
+		var o leashv1.CredentialsRequest
+		if err := decode(&o); err != nil {
+			return err
+		}
+		s.Requests = append(s.Requests, &o)
+	case "NetworkPolicy":
+		var o networkingv1.NetworkPolicy
+		if err := decode(&o); err != nil {
+			return err
+		}
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		s.Policies = append(s.Policies, o)
+	}
+	return nil
+}
+
+// Check reports, for every pod that mounts a Secret a CredentialsRequest
+// writes (or a Secret that looks like AWS credentials), what would let it
+// reach the node's instance role or miss its credentials.
+func Check(s *Set) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range s.Pods {
+		out = append(out, checkPod(s, p)...)
+	}
+	analyze.SortFindings(out)
+	return out
+}
+
+// credentialVolume is a volume of the pod that carries AWS credentials.
+type credentialVolume struct {
+	name   string
+	secret string
+	req    *leashv1.CredentialsRequest // nil when no request writes it
+	path   string
+}
+
+func checkPod(s *Set, p Pod) []analyze.Finding {
+	var out []analyze.Finding
+	add := func(id string, sev analyze.Severity, at, msg, fix string) {
+		out = append(out, analyze.Finding{ID: id, Severity: sev, Policy: p.Source, Path: p.Path + at, Message: msg, Fix: fix})
+	}
+	vols := credentialVolumes(s, p)
+	if len(vols) == 0 {
+		return nil
+	}
+	for _, v := range vols {
+		if v.req == nil {
+			add("LEASH-WL-004", analyze.High, fmt.Sprintf(".volumes[%s]", v.name),
+				fmt.Sprintf("the pod mounts Secret %s/%s, which no CredentialsRequest in the checked manifests writes", p.Namespace, v.secret),
+				"add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef")
+		}
+	}
+	if p.Spec.HostNetwork {
+		add("LEASH-WL-001", analyze.Critical, ".hostNetwork",
+			"the pod receives leash credentials and runs in the host's network, where the node's instance metadata (and its role) is one request away",
+			"remove hostNetwork: true")
+	}
+	mounts := mountedCredentials(p, vols)
+	for ci, c := range p.Spec.Containers {
+		env := map[string]string{}
+		for _, e := range c.Env {
+			env[e.Name] = e.Value
+		}
+		at := fmt.Sprintf(".containers[%d]", ci)
+		if !strings.EqualFold(env["AWS_EC2_METADATA_DISABLED"], "true") {
+			add("LEASH-WL-002", analyze.High, at+".env",
+				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials file is missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
+				"add env AWS_EC2_METADATA_DISABLED: \"true\"")
+		}
+		file, ok := env["AWS_SHARED_CREDENTIALS_FILE"]
+		if want := mounts[c.Name]; len(want) > 0 && (!ok || !contains(want, path.Clean(file))) {
+			add("LEASH-WL-003", analyze.High, at+".env",
+				fmt.Sprintf("container %s has AWS_SHARED_CREDENTIALS_FILE %q, not the credentials file of its mounted Secret (%s)", c.Name, file, strings.Join(want, ", ")),
+				"set AWS_SHARED_CREDENTIALS_FILE to "+want[0])
+		}
+	}
+	for _, v := range vols {
+		if v.req == nil {
+			continue
+		}
+		out = append(out, checkToken(p, v.req)...)
+	}
+	if !egressExcludesIMDS(s, p) {
+		add("LEASH-WL-006", analyze.Medium, "",
+			"no NetworkPolicy limits this pod's egress so that 169.254.169.254 (the instance metadata service) is unreachable",
+			"add an egress NetworkPolicy for its pods that excludes 169.254.169.254/32 (leash check workload --suggest prints one)")
+	}
+	return out
+}
+
+// credentialVolumes finds the pod's Secret volumes that carry AWS
+// credentials: those a request writes, and those whose name says AWS.
+func credentialVolumes(s *Set, p Pod) []credentialVolume {
+	var out []credentialVolume
+	for _, v := range p.Spec.Volumes {
+		if v.Secret == nil {
+			continue
+		}
+		cv := credentialVolume{name: v.Name, secret: v.Secret.SecretName}
+		for _, r := range s.Requests {
+			if r.Spec.SecretRef.Name == v.Secret.SecretName && r.Spec.SecretRef.Namespace == p.Namespace {
+				cv.req = r
+			}
+		}
+		if cv.req != nil || strings.Contains(strings.ToLower(v.Secret.SecretName), "aws") ||
+			strings.Contains(strings.ToLower(v.Secret.SecretName), "cloud-credentials") {
+			out = append(out, cv)
+		}
+	}
+	return out
+}
+
+// mountedCredentials maps each container to the credentials files its
+// mounts of credential Secrets make visible.
+func mountedCredentials(p Pod, vols []credentialVolume) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range p.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			for _, v := range vols {
+				if m.Name != v.name {
+					continue
+				}
+				if m.SubPath != "" {
+					out[c.Name] = append(out[c.Name], path.Clean(m.MountPath))
+				} else {
+					out[c.Name] = append(out[c.Name], path.Join(m.MountPath, "credentials"))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkToken checks the projected service account token of an STS request:
+// its audience and where it is mounted.
+func checkToken(p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
+	spec := &leashv1.AWSProviderSpec{}
+	if r.Spec.ProviderSpec == nil || yaml.Unmarshal(r.Spec.ProviderSpec.Raw, spec) != nil || spec.STSIAMRoleARN == "" {
+		return nil
+	}
+	want := r.Spec.CloudTokenPath
+	if want == "" {
+		want = leashv1.DefaultCloudTokenPath
+	}
+	var out []analyze.Finding
+	found := false
+	for _, v := range p.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			t := src.ServiceAccountToken
+			if t == nil {
+				continue
+			}
+			for _, c := range p.Spec.Containers {
+				for _, m := range c.VolumeMounts {
+					if m.Name != v.Name {
+						continue
+					}
+					found = true
+					if got := path.Join(m.MountPath, t.Path); got != want {
+						out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source,
+							Path:    fmt.Sprintf("%s.containers[%s].volumeMounts[%s]", p.Path, c.Name, m.Name),
+							Message: fmt.Sprintf("the projected token is at %s, but the credentials file names %s (spec.cloudTokenPath of %s/%s)", got, want, r.Namespace, r.Name),
+							Fix:     "mount the token so that its path is " + want + ", or set cloudTokenPath to " + got})
+					}
+				}
+			}
+			if t.Audience != stsAudience {
+				out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source,
+					Path:    fmt.Sprintf("%s.volumes[%s].projected", p.Path, v.Name),
+					Message: fmt.Sprintf("the projected token's audience is %q; AWS STS accepts %q", t.Audience, stsAudience),
+					Fix:     "set audience: " + stsAudience})
+			}
+		}
+	}
+	if !found {
+		out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source, Path: p.Path + ".volumes",
+			Message: fmt.Sprintf("%s/%s uses STS, but the pod mounts no projected service account token", r.Namespace, r.Name),
+			Fix:     fmt.Sprintf("add a projected volume with a serviceAccountToken (audience %s) mounted at %s", stsAudience, want)})
+	}
+	return out
+}
+
+// egressExcludesIMDS says whether a NetworkPolicy selecting the pod limits
+// its egress and none of the pod's egress rules reaches 169.254.169.254.
+func egressExcludesIMDS(s *Set, p Pod) bool {
+	limited := false
+	for _, np := range s.Policies {
+		if np.Namespace != p.Namespace || !selects(np.Spec.PodSelector, p.Labels) || !hasEgress(np) {
+			continue
+		}
+		limited = true
+		for _, rule := range np.Spec.Egress {
+			if ruleReachesIMDS(rule) {
+				return false
+			}
+		}
+	}
+	return limited
+}
+
+// ruleReachesIMDS says whether an egress rule allows HTTP (TCP 80) to
+// 169.254.169.254: its ports include it (or it names none) and a peer's
+// ipBlock contains the address (or it names no peer). Pod and namespace
+// selectors select pods, never the metadata service.
+func ruleReachesIMDS(rule networkingv1.NetworkPolicyEgressRule) bool {
+	portOK := len(rule.Ports) == 0
+	for _, p := range rule.Ports {
+		tcp := p.Protocol == nil || *p.Protocol == corev1.ProtocolTCP
+		if !tcp {
+			continue
+		}
+		if p.Port == nil {
+			portOK = true
+			continue
+		}
+		n := p.Port.IntValue()
+		end := n
+		if p.EndPort != nil {
+			end = int(*p.EndPort)
+		}
+		if p.Port.Type == intstr.String && p.Port.StrVal == "http" || n <= 80 && 80 <= end {
+			portOK = true
+		}
+	}
+	if !portOK {
+		return false
+	}
+	if len(rule.To) == 0 {
+		return true
+	}
+	for _, peer := range rule.To {
+		if peer.IPBlock != nil && blockReaches(*peer.IPBlock, imds) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEgress(np networkingv1.NetworkPolicy) bool {
+	for _, t := range np.Spec.PolicyTypes {
+		if t == networkingv1.PolicyTypeEgress {
+			return true
+		}
+	}
+	return len(np.Spec.Egress) > 0
+}
+
+func selects(sel metav1.LabelSelector, l map[string]string) bool {
+	s, err := metav1.LabelSelectorAsSelector(&sel)
+	return err == nil && s.Matches(labels.Set(l))
+}
+
+// blockReaches says whether an ipBlock lets traffic reach addr: inside
+// its CIDR and outside every except.
+func blockReaches(b networkingv1.IPBlock, addr netip.Addr) bool {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil || !cidr.Contains(addr) {
+		return false
+	}
+	for _, e := range b.Except {
+		if ex, err := netip.ParsePrefix(e); err == nil && ex.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Suggest is an egress NetworkPolicy for a pod that allows DNS and HTTPS
+// anywhere but the instance metadata service, as YAML.
+func Suggest(p Pod) ([]byte, error) {
+	udp, tcp := corev1.ProtocolUDP, corev1.ProtocolTCP
+	port := func(n int32, proto *corev1.Protocol) networkingv1.NetworkPolicyPort {
+		v := intstr.FromInt32(n)
+		return networkingv1.NetworkPolicyPort{Protocol: proto, Port: &v}
+	}
+	np := networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-instance-metadata", Namespace: p.Namespace},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: p.Labels},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+			Egress: []networkingv1.NetworkPolicyEgressRule{
+				{Ports: []networkingv1.NetworkPolicyPort{port(53, &udp), port(53, &tcp)}},
+				{Ports: []networkingv1.NetworkPolicyPort{port(443, &tcp)},
+					To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"169.254.169.254/32"}}}}},
+			},
+		},
+	}
+	return yaml.Marshal(np)
+}

@@ -1,0 +1,101 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readGood(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "good.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func check(t *testing.T, manifests string) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(path, []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range Check(s) {
+		ids = append(ids, f.ID)
+	}
+	return ids
+}
+
+// Each finding has a manifest that has it (the good set with one change)
+// and one that does not (the good set).
+func TestEachFinding(t *testing.T) {
+	good := readGood(t)
+	if ids := check(t, good); len(ids) != 0 {
+		t.Fatalf("the good manifests have findings %v", ids)
+	}
+	sts := strings.Replace(good, "    statementEntries:", "    stsIAMRoleARN: arn:aws:iam::111122223333:role/ccm\n    statementEntries:", 1)
+	stsGood := strings.Replace(sts, `      volumes:
+      - name: creds`, `        - {name: token, mountPath: /var/run/secrets/openshift/serviceaccount}
+      volumes:
+      - name: token
+        projected:
+          sources:
+          - serviceAccountToken: {audience: sts.amazonaws.com, path: token}
+      - name: creds`, 1)
+	tests := []struct {
+		name, manifests, want string
+	}{
+		{"host network on a pod with leash credentials", strings.Replace(good, "      containers:", "      hostNetwork: true\n      containers:", 1), "LEASH-WL-001"},
+		{"IMDS not disabled", strings.Replace(good, `value: "true"`, `value: "false"`, 1), "LEASH-WL-002"},
+		{"IMDS variable missing", strings.Replace(good, "        - {name: AWS_EC2_METADATA_DISABLED, value: \"true\"}\n", "", 1), "LEASH-WL-002"},
+		{"credentials file outside the mounted Secret", strings.Replace(good, "/etc/aws-credentials/credentials}", "/root/.aws/credentials}", 1), "LEASH-WL-003"},
+		{"credentials file variable missing", strings.Replace(good, "        - {name: AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws-credentials/credentials}\n", "", 1), "LEASH-WL-003"},
+		{"a Secret no request writes", strings.Replace(good, "secret: {secretName: ccm-credentials}", "secret: {secretName: aws-other}", 1), "LEASH-WL-004"},
+		{"STS without a projected token", sts, "LEASH-WL-005"},
+		{"STS token with the wrong audience", strings.Replace(stsGood, "audience: sts.amazonaws.com", "audience: kubernetes", 1), "LEASH-WL-005"},
+		{"STS token at another path than cloudTokenPath", strings.Replace(stsGood, "path: token}", "path: aws-token}", 1), "LEASH-WL-005"},
+		{"no egress policy", good[:strings.Index(good, "---\napiVersion: networking.k8s.io/v1")], "LEASH-WL-006"},
+		{"an egress policy that lets HTTP reach the metadata service", strings.Replace(good, "except: [169.254.169.254/32]", "except: []", 1) + "  - ports: [{protocol: TCP, port: 80}]\n    to:\n    - ipBlock: {cidr: 169.254.0.0/16}\n", "LEASH-WL-006"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ids := check(t, tt.manifests)
+			if strings.Join(ids, ",") != tt.want {
+				t.Errorf("findings %v, want exactly %s", ids, tt.want)
+			}
+		})
+	}
+	if ids := check(t, stsGood); len(ids) != 0 {
+		t.Errorf("the good STS manifests have findings %v", ids)
+	}
+}
+
+func TestSuggestExcludesIMDS(t *testing.T) {
+	good := readGood(t)
+	path := filepath.Join(t.TempDir(), "m.yaml")
+	noPolicy := good[:strings.Index(good, "---\napiVersion: networking.k8s.io/v1")]
+	if err := os.WriteFile(path, []byte(noPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suggestion, err := Suggest(s.Pods[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(noPolicy+"---\n"+string(suggestion)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ids := check(t, noPolicy+"---\n"+string(suggestion)); len(ids) != 0 {
+		t.Errorf("with the suggested policy: findings %v\n%s", ids, suggestion)
+	}
+}
