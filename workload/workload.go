@@ -174,7 +174,6 @@ type credentialVolume struct {
 	name   string
 	secret string
 	req    *leashv1.CredentialsRequest // nil when no request writes it
-	path   string
 }
 
 func checkPod(s *Set, p Pod) []analyze.Finding {
