@@ -34,3 +34,12 @@ func TestCheckWorkload(t *testing.T) {
 		t.Errorf("missing file: exit %d %q", code, stderr)
 	}
 }
+
+// TestExampleWorkloadsPass keeps the examples' controllers consuming their
+// credentials the fail-closed way.
+func TestExampleWorkloadsPass(t *testing.T) {
+	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info")
+	if code != 0 || !strings.Contains(out, "no findings in 4 pods") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+}
