@@ -13,9 +13,9 @@ import (
 
 // Keys of a credentials Secret, as consumers of the compatible API read them.
 const (
-	SecretKeyID          = "aws_access_key_id"
-	SecretKeySecret      = "aws_secret_access_key"
-	SecretKeyCredentials = "credentials"
+	SecretKeyID          = credfile.SecretKeyID
+	SecretKeySecret      = credfile.SecretKeySecret
+	SecretKeyCredentials = credfile.SecretKeyCredentials
 )
 
 // Annotations leash keeps on the Secrets it writes, to remember which keys
