@@ -39,7 +39,34 @@ func TestCheckWorkload(t *testing.T) {
 // credentials the fail-closed way.
 func TestExampleWorkloadsPass(t *testing.T) {
 	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info")
-	if code != 0 || !strings.Contains(out, "no findings in 4 pods") {
+	if code != 0 || !strings.Contains(out, "no findings in 5 pods") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestExamplesPassCheck reviews each example's policy at the strictest
+// threshold it meets, so that a change that makes one worse fails here. The
+// cloud controller manager's list (the proposal's) writes on "*" (medium);
+// the IAM controller's krops-* role management is the name-scoped
+// escalation surface the runbook accepts (high).
+func TestExamplesPassCheck(t *testing.T) {
+	tests := []struct {
+		dir, failOn string
+		extra       []string
+	}{
+		{"ccm", "high", nil},
+		{"ack-s3", "low", nil},
+		{"ack-rds", "low", nil},
+		{"ack-iam", "critical", nil},
+		{"tag-writer", "low", nil},
+		{"ci-role", "low", []string{"--principal", "arn:aws:iam::120392301094:role/krops-ci-e2e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			args := append([]string{"check", filepath.Join("..", "examples", tt.dir), "--fail-on", tt.failOn}, tt.extra...)
+			if out, stderr, code := run(t, args...); code != 0 {
+				t.Errorf("exit %d\n%s%s", code, out, stderr)
+			}
+		})
 	}
 }
