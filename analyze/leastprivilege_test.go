@@ -52,26 +52,11 @@ func TestLeastPrivilegeRules(t *testing.T) {
 		{"iam:Get* is not PassRole", `{"Statement":[{"Effect":"Allow","Action":"iam:Get*","Resource":"*"}]}`,
 			"LEASH-LP-005", -1, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fs := LeastPrivilege(docOf(t, policy.Identity, c.doc), "app-policy")
-			got := withID(fs, c.id)
-			if c.severity < 0 {
-				if len(got) != 0 {
-					t.Errorf("want no %s, got %v", c.id, got)
-				}
-				return
-			}
-			if len(got) != 1 {
-				logFindings(t, fs)
-				t.Fatalf("want one %s, got %v", c.id, got)
-			}
-			f := got[0]
-			if f.Severity != c.severity || f.Path != c.path || f.Policy != "app-policy" || f.Message == "" || f.Fix == "" {
-				t.Errorf("got %v, want %s at %s", f, c.severity, c.path)
-			}
-		})
+	rules := make([]ruleCase, len(cases))
+	for i, c := range cases {
+		rules[i] = ruleCase{name: c.name, kind: policy.Identity, doc: c.doc, id: c.id, severity: c.severity, path: c.path}
 	}
+	checkRuleCases(t, rules, func(doc *policy.Document) []Finding { return LeastPrivilege(doc, "app-policy") })
 }
 
 // The seed's krops-ci-e2e policies name their actions and resources: no

@@ -68,26 +68,11 @@ func TestTrustRules(t *testing.T) {
 		{"Deny statements are not trust", `{"Statement":[{"Effect":"Deny","Principal":"*","Action":"sts:AssumeRole"}]}`,
 			"LEASH-TRUST-005", -1, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fs := Trust(docOf(t, policy.Trust, c.doc), "role-trust")
-			got := withID(fs, c.id)
-			if c.severity < 0 {
-				if len(got) != 0 {
-					t.Errorf("want no %s, got %v", c.id, got)
-				}
-				return
-			}
-			if len(got) != 1 {
-				logFindings(t, fs)
-				t.Fatalf("want one %s, got %v", c.id, got)
-			}
-			f := got[0]
-			if f.Severity != c.severity || f.Path != c.path || f.Policy != "role-trust" || f.Message == "" || f.Fix == "" {
-				t.Errorf("got %v, want %s at %s", f, c.severity, c.path)
-			}
-		})
+	rules := make([]ruleCase, len(cases))
+	for i, c := range cases {
+		rules[i] = ruleCase{name: c.name, kind: policy.Trust, doc: c.doc, id: c.id, severity: c.severity, path: c.path}
 	}
+	checkRuleCases(t, rules, func(doc *policy.Document) []Finding { return Trust(doc, "app-policy") })
 }
 
 // The seed's krops-ci-e2e trust policy: GitHub OIDC, aud sts.amazonaws.com,
