@@ -120,16 +120,15 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		}
 		root = operator.FileRoot{Path: filepath.Join(o.data, localaws.AdminCredentialsFile)}
 	case "aws":
-		id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-		if id == "" || secret == "" {
+		key, ok := iamclient.KeyFromEnv(os.Getenv)
+		if !ok {
 			return &inputError{"--target aws needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment (the root credentials to mint with)"}
 		}
 		if o.out == "" {
 			o.out = "secrets"
 		}
 		iamCfg.Region = os.Getenv("AWS_REGION")
-		root = operator.StaticRoot{Key: iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret),
-			SessionToken: iamclient.NewSecret(os.Getenv("AWS_SESSION_TOKEN"))}, Source: "the AWS_ACCESS_KEY_ID environment"}
+		root = operator.StaticRoot{Key: key, Source: "the AWS_ACCESS_KEY_ID environment"}
 	default:
 		return &inputError{fmt.Sprintf("--target %q: use local or aws", o.target)}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
-	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
@@ -372,26 +372,21 @@ func iamSource(name, principal string) string {
 // [default] profile, else the environment's.
 func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
 	if o.credentialsFile != "" {
-		data, err := os.ReadFile(o.credentialsFile)
-		if err != nil {
-			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, errors.Unwrap(err))}
+		key, err := iamclient.KeyFromFile(o.credentialsFile)
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err
 		}
-		file, err := credfile.Parse(string(data))
 		if err != nil {
 			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
 		}
-		id, secret, token, ok := file.StaticKey("default")
-		if !ok {
-			return nil, &inputError{fmt.Sprintf("--credentials-file %s: no [default] profile with aws_access_key_id and aws_secret_access_key", o.credentialsFile)}
-		}
-		return iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(token)}.Provider(), nil
+		return key.Provider(), nil
 	}
-	env := o.getenv
-	id, secret := env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
+	key, ok := iamclient.KeyFromEnv(o.getenv)
+	if !ok {
 		return nil, &inputError{"--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
 	}
-	return iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(env("AWS_SESSION_TOKEN"))}.Provider(), nil
+	return key.Provider(), nil
 }
 
 // assertion is one --must-allow or --must-deny.

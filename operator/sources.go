@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -11,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
 )
 
@@ -102,23 +102,16 @@ type FileRoot struct{ Path string }
 
 // Root implements RootSource.
 func (r FileRoot) Root(context.Context) (Root, error) {
-	data, err := os.ReadFile(r.Path)
-	if os.IsNotExist(err) {
+	key, err := iamclient.KeyFromFile(r.Path)
+	switch {
+	case os.IsNotExist(err):
 		return Root{}, fmt.Errorf("%w: %s does not exist", ErrNoRoot, r.Path)
-	}
-	if err != nil {
+	case errors.Is(err, iamclient.ErrNoKey):
+		return Root{}, fmt.Errorf("%w: %s has %v", ErrNoRoot, r.Path, iamclient.ErrNoKey)
+	case err != nil:
 		return Root{}, err
 	}
-	f, err := credfile.Parse(string(data))
-	if err != nil {
-		return Root{}, fmt.Errorf("%s: %w", r.Path, err)
-	}
-	id, secret, token, ok := f.StaticKey("default")
-	if !ok {
-		return Root{}, fmt.Errorf("%w: %s has no [default] profile with aws_access_key_id and aws_secret_access_key", ErrNoRoot, r.Path)
-	}
-	return Root{Key: iamclient.AccessKey{ID: id, Secret: iamclient.NewSecret(secret), SessionToken: iamclient.NewSecret(token)},
-		Version: id, Source: r.Path}, nil
+	return Root{Key: key, Version: key.ID, Source: r.Path}, nil
 }
 
 // StaticRoot is root credentials given directly, such as from the AWS
