@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,15 +27,7 @@ func applyRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, leashBin, append([]string{"apply"}, args...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	default:
-		t.Fatalf("leash apply: %v", err)
-	}
+	code = exitStatus(t, cmd.Run(), "leash apply")
 	return out.String(), errOut.String(), code
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,15 +65,7 @@ func (a *awsCLI) run(t *testing.T, who as, args ...string) (stdout, stderr strin
 	cmd.Env = append(cmd.Env, who.env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	default:
-		t.Fatalf("aws %s: %v", strings.Join(args, " "), err)
-	}
+	code = exitStatus(t, cmd.Run(), "aws "+strings.Join(args, " "))
 	return out.String(), errOut.String(), code
 }
 

@@ -130,14 +130,22 @@ func (p *process) stop(t *testing.T, sig syscall.Signal) int {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("leash local still running 20s after %v", sig)
 	}
+	return exitStatus(t, p.waitErr, "leash local")
+}
+
+// exitStatus is the exit status a command's Run or Wait error stands for;
+// an error that is not an exit status (the command did not start) fails
+// the test.
+func exitStatus(t *testing.T, err error, what string) int {
+	t.Helper()
 	var exit *exec.ExitError
 	switch {
-	case p.waitErr == nil:
+	case err == nil:
 		return 0
-	case errors.As(p.waitErr, &exit):
+	case errors.As(err, &exit):
 		return exit.ExitCode()
 	}
-	t.Fatalf("wait: %v", p.waitErr)
+	t.Fatalf("%s: %v", what, err)
 	return 0
 }
 
