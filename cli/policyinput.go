@@ -27,17 +27,33 @@ type namedPolicy struct {
 // they are an error.
 func loadPolicies(args []string) ([]namedPolicy, error) {
 	var out []namedPolicy
+	err := eachFile(args, func(path string, named bool) error {
+		ps, err := loadFile(path, named)
+		out = append(out, ps...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, &inputError{fmt.Sprintf("%s: no policy document (*.json) or CredentialsRequest (*.yaml) found", strings.Join(args, ", "))}
+	}
+	return out, nil
+}
+
+// eachFile calls fn for every file the review commands' arguments name: a
+// file as given (named), and the files under a folder in path order
+// (node_modules left out).
+func eachFile(args []string, fn func(path string, named bool) error) error {
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		if err != nil {
-			return nil, &inputError{fmt.Sprintf("%s: %v", arg, errors.Unwrap(err))}
+			return &inputError{fmt.Sprintf("%s: %v", arg, errors.Unwrap(err))}
 		}
 		if !info.IsDir() {
-			ps, err := loadFile(arg, true)
-			if err != nil {
-				return nil, err
+			if err := fn(arg, true); err != nil {
+				return err
 			}
-			out = append(out, ps...)
 			continue
 		}
 		var files []string
@@ -54,21 +70,16 @@ func loadPolicies(args []string) ([]namedPolicy, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			ps, err := loadFile(f, false)
-			if err != nil {
-				return nil, err
+			if err := fn(f, false); err != nil {
+				return err
 			}
-			out = append(out, ps...)
 		}
 	}
-	if len(out) == 0 {
-		return nil, &inputError{fmt.Sprintf("%s: no policy document (*.json) or CredentialsRequest (*.yaml) found", strings.Join(args, ", "))}
-	}
-	return out, nil
+	return nil
 }
 
 func loadFile(path string, named bool) ([]namedPolicy, error) {

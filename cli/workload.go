@@ -2,10 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -114,28 +110,11 @@ func lacksEgress(findings []analyze.Finding, source string) bool {
 // manifestFiles lists the YAML files of the arguments, folders searched.
 func manifestFiles(args []string) ([]string, error) {
 	var files []string
-	for _, a := range args {
-		info, err := os.Stat(a)
-		if err != nil {
-			return nil, &inputError{fmt.Sprintf("%s: does not exist or cannot be read", a)}
+	err := eachFile(args, func(path string, named bool) error {
+		if named || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+			files = append(files, path)
 		}
-		if !info.IsDir() {
-			files = append(files, a)
-			continue
-		}
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-				files = append(files, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(files)
-	return files, nil
+		return nil
+	})
+	return files, err
 }
