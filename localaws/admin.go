@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // AdminUser is the administrator created on first start.

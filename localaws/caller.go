@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

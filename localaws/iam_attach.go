@@ -3,7 +3,7 @@ package localaws
 import (
 	"strings"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // attachedPolicyShape is IAM's AttachedPolicy.

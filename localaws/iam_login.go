@@ -5,8 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 type loginProfileShape struct {

@@ -3,8 +3,8 @@ package localaws
 import (
 	"strings"
 
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // providerARNParam is the parameter that names an OIDC provider.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

@@ -1,7 +1,7 @@
 package localaws
 
 import (
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

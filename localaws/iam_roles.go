@@ -1,8 +1,8 @@
 package localaws
 
 import (
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

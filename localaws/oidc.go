@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 // JSON Web Tokens (RFC 7519) signed with JWS (RFC 7515), as OIDC ID tokens

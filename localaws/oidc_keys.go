@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 // How issuers' signing keys are fetched and kept.

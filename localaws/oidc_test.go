@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 var b64 = base64.RawURLEncoding.EncodeToString

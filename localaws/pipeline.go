@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/localaws/authz"
+	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/sigv4"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/sigv4"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

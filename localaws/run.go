@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // DefaultListen is where leash local listens unless told otherwise: the port

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 func TestListenCheck(t *testing.T) {

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/localaws/authz"
+	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // Files in the data folder.

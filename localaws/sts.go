@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"time"
 
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // stsOperations are the STS actions leash local serves.

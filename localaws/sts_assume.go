@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"leash.dev/leash/localaws/authz"
-	"leash.dev/leash/localaws/query"
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/authz"
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
 )
 

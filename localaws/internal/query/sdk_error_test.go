@@ -13,7 +13,7 @@ import (
 	ststypes "github.com/aws/aws-sdk-go-v2/service/sts/types"
 	"github.com/aws/smithy-go"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 // isA reports whether err wraps an error of type T, the SDK's typed error

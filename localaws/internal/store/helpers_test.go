@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // clock is a settable clock for Options.Now.

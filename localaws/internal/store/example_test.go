@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // A handler does its reads and writes in one Update, and sends a refusal's

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the output")

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // The crash test re-runs this test binary as a child that writes to a store

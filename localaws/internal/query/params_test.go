@@ -3,7 +3,7 @@ package query_test
 import (
 	"testing"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 const head = "Action=Test&Version=2010-05-08&"

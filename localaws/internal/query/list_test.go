@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 func TestList(t *testing.T) {

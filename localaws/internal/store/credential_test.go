@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 func TestLookupCredentialFindsKeysAndSessions(t *testing.T) {

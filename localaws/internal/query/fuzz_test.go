@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 // FuzzParse feeds the parser random URL queries and bodies. Properties:

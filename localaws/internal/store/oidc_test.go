@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 func TestOIDCProviderLifecycle(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 func TestOpenCreatesPrivateFileAndAccount(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 func TestManagedPolicyVersions(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // benchFixture is the state an authorized request reads: a user with a

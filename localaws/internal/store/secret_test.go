@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/localaws/store"
+	"leash.dev/leash/localaws/internal/store"
 )
 
 // TestSecretsNeverPrint pins that no way of printing, logging or encoding a

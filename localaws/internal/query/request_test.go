@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"leash.dev/leash/localaws/query"
+	"leash.dev/leash/localaws/internal/query"
 )
 
 const form = "application/x-www-form-urlencoded"
