@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/internal/query"
 	"leash.dev/leash/localaws/internal/sigv4"
 	"leash.dev/leash/localaws/internal/store"

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/localaws/internal/authz"
 	"leash.dev/leash/localaws/internal/store"
 )
 
