@@ -86,14 +86,15 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 	return bytes.Equal(xa, ya)
 }
 
-// TestReadmeRequestExample keeps the request JSON that the README shows
-// valid and allowed.
-func TestReadmeRequestExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestDocsRequestExample keeps the request JSON that docs/simulate.md
+// shows valid and allowed.
+func TestDocsRequestExample(t *testing.T) {
+	const page = "docs/simulate.md"
+	text, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := bytes.Cut(readme, []byte("### The request JSON"))
+	_, rest, ok := bytes.Cut(text, []byte("## The request JSON"))
 	if ok {
 		_, rest, ok = bytes.Cut(rest, []byte("```json\n"))
 	}
@@ -102,17 +103,17 @@ func TestReadmeRequestExample(t *testing.T) {
 		block, _, ok = bytes.Cut(rest, []byte("```"))
 	}
 	if !ok {
-		t.Fatal("README.md has no ```json block under \"### The request JSON\"")
+		t.Fatal(page + " has no ```json block under \"## The request JSON\"")
 	}
-	cases, err := ReadCases(block, "README.md")
+	cases, err := ReadCases(block, page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Run(cases, "README.md")
+	out, err := Run(cases, page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != 1 || out[0].Decision != "Allowed" {
-		t.Errorf("README request: %+v, want one Allowed outcome", out)
+		t.Errorf("%s request: %+v, want one Allowed outcome", page, out)
 	}
 }
