@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -101,29 +100,31 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	return string(data), parsed, nil
 }
 
-var statementPath = regexp.MustCompile(`^Statement\[(\d+)\]`)
+// entryFields are the request's names of the statement elements it writes.
+var entryFields = map[string]string{"Effect": "effect", "Action": "action", "Resource": "resource", "Condition": "policyCondition"}
 
-// entryError turns the engine's JSON path (Statement[2].Effect) into the
-// request's field (spec.providerSpec.statementEntries[2].effect).
+// entryError turns the engine's place of an error (statement 2, element
+// Effect) into the request's field (spec.providerSpec.statementEntries[2].effect).
 func entryError(err error) error {
 	var pe *policy.ParseError
 	if !errors.As(err, &pe) {
 		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
-	m := statementPath.FindStringSubmatch(pe.Path)
-	if m == nil {
+	if pe.Statement < 0 {
 		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
 	}
-	i, _ := strconv.Atoi(m[1])
-	rest := strings.TrimPrefix(pe.Path, m[0])
-	field := map[string]string{".Effect": ".effect", ".Action": ".action", ".Resource": ".resource"}
-	for from, to := range field {
-		if strings.HasPrefix(rest, from) {
-			rest = to + strings.TrimPrefix(rest, from)
+	field := fmt.Sprintf("spec.providerSpec.statementEntries[%d]", pe.Statement)
+	if pe.Field != "" {
+		// What follows the element in the path (an action's index, a
+		// condition's operator and key) keeps the engine's spelling.
+		_, inner, _ := strings.Cut(pe.Path, "."+pe.Field)
+		name, ok := entryFields[pe.Field]
+		if !ok {
+			name = pe.Field
 		}
+		field += "." + name + inner
 	}
-	rest = strings.Replace(rest, ".Condition", ".policyCondition", 1)
-	return &InputError{Field: fmt.Sprintf("spec.providerSpec.statementEntries[%d]%s", i, rest), Msg: pe.Msg}
+	return &InputError{Field: field, Msg: pe.Msg}
 }
 
 // userName is the IAM user minted for a request: the cluster name and the
