@@ -116,6 +116,7 @@ func FromJSON(raw any, kind Kind) (*Document, error) {
 			return nil, inStatement(err, 0)
 		}
 		doc.Statements = []Statement{stmt}
+		doc.SingleStatement = true
 	case []any:
 		doc.Statements = make([]Statement, 0, len(s))
 		for i, e := range s {
@@ -174,8 +175,10 @@ func parseElement(s *Statement, k string, v any, p string, vars bool) error {
 		}
 		if k == "Action" {
 			s.Action = list
+			s.Singles |= singleIf(v, SingleAction)
 		} else {
 			s.NotAction = list
+			s.Singles |= singleIf(v, SingleNotAction)
 		}
 	case "Resource", "NotResource":
 		var list []string
@@ -194,8 +197,10 @@ func parseElement(s *Statement, k string, v any, p string, vars bool) error {
 		}
 		if k == "Resource" {
 			s.Resource = list
+			s.Singles |= singleIf(v, SingleResource)
 		} else {
 			s.NotResource = list
+			s.Singles |= singleIf(v, SingleNotResource)
 		}
 	case "Principal", "NotPrincipal":
 		pr, err := parsePrincipal(v, p)
@@ -283,12 +288,16 @@ func parsePrincipal(v any, path string) (*Principal, error) {
 		switch k {
 		case "AWS":
 			p.AWS = list
+			p.Singles |= singleIf(m[k], SingleAWS)
 		case "Service":
 			p.Service = list
+			p.Singles |= singleIf(m[k], SingleService)
 		case "Federated":
 			p.Federated = list
+			p.Singles |= singleIf(m[k], SingleFederated)
 		case "CanonicalUser":
 			p.CanonicalUser = list
+			p.Singles |= singleIf(m[k], SingleCanonicalUser)
 		default:
 			return nil, errAt(path+"."+k, "unknown principal type; use AWS, Service, Federated or CanonicalUser")
 		}
@@ -319,11 +328,11 @@ func parseConditions(v any, path string, vars bool) ([]Condition, error) {
 			if key == "" {
 				return nil, errAt(kp, "condition key name is empty")
 			}
-			values, err := conditionValues(keys[key], kp)
+			c, err := conditionValues(keys[key], kp)
 			if err != nil {
 				return nil, err
 			}
-			c := Condition{Operator: op, Key: key, Values: values}
+			c.Operator, c.Key = op, key
 			// Compile once here so that bad values are reported with their path.
 			if _, err := compileCondition(c, vars); err != nil {
 				return nil, errAt(kp, "%s", err)
@@ -334,43 +343,60 @@ func parseConditions(v any, path string, vars bool) ([]Condition, error) {
 	return out, nil
 }
 
-// conditionValues accepts a string, number or boolean, or an array of them.
-func conditionValues(v any, path string) ([]string, error) {
-	scalar := func(e any, p string) (string, error) {
+// conditionValues accepts a string, number or boolean, or an array of them,
+// and returns them as a Condition's Values with how they were written.
+func conditionValues(v any, path string) (Condition, error) {
+	var c Condition
+	add := func(e any, p string) error {
+		s, unquoted := "", true
 		switch x := e.(type) {
 		case string:
-			return x, nil
+			s, unquoted = x, false
 		case json.Number:
-			return x.String(), nil
+			s = x.String()
 		case float64:
-			return fmt.Sprint(x), nil
+			s = fmt.Sprint(x)
 		case bool:
+			s = "false"
 			if x {
-				return "true", nil
+				s = "true"
 			}
-			return "false", nil
+		default:
+			return errAt(p, "must be a string, number or boolean, got %s", jsonType(e))
 		}
-		return "", errAt(p, "must be a string, number or boolean, got %s", jsonType(e))
-	}
-	if arr, ok := v.([]any); ok {
-		if len(arr) == 0 {
-			return nil, errAt(path, "has no values; give at least one")
+		c.Values = append(c.Values, s)
+		if unquoted && c.Unquoted == nil {
+			c.Unquoted = make([]bool, len(c.Values)-1, cap(c.Values))
 		}
-		out := make([]string, len(arr))
-		for i, e := range arr {
-			s, err := scalar(e, fmt.Sprintf("%s[%d]", path, i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
+		if c.Unquoted != nil {
+			c.Unquoted = append(c.Unquoted, unquoted)
 		}
-		return out, nil
+		return nil
 	}
-	s, err := scalar(v, path)
-	if err != nil {
-		return nil, err
+	arr, ok := v.([]any)
+	if !ok {
+		c.Single = true
+		return c, add(v, path)
 	}
-	return []string{s}, nil
+	if len(arr) == 0 {
+		return c, errAt(path, "has no values; give at least one")
+	}
+	c.Values = make([]string, 0, len(arr))
+	for i, e := range arr {
+		if err := add(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// singleIf is single when v, a decoded JSON value, is a string rather than an
+// array.
+func singleIf(v any, single Singles) Singles {
+	if _, ok := v.(string); ok {
+		return single
+	}
+	return 0
 }
 
 // stringList accepts a string or a non-empty array of strings.
