@@ -1,12 +1,14 @@
 package operator
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -57,33 +59,33 @@ func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	return &spec, nil
 }
 
-// policyDocument is an IAM policy as leash writes it.
-type policyDocument struct {
-	Version   string            `json:"Version"`
-	Statement []policyStatement `json:"Statement"`
-}
-
-type policyStatement struct {
-	Effect    string                     `json:"Effect"`
-	Action    []string                   `json:"Action"`
-	Resource  string                     `json:"Resource"`
-	Condition leashv1.IAMPolicyCondition `json:"Condition,omitempty"`
-}
+// policyStatement is a statement leash adds to the request's own (the
+// minted user's right to read itself).
+type policyStatement = leashv1.StatementEntry
 
 // requestedPolicy is the policy the request's statements make, checked by
 // the engine: the statements alone (for passthrough and manual checks) and
 // with extra statements appended (the minted user's policy). limit, when not
-// 0, is the largest size IAM would accept for it.
+// 0, is the largest size IAM would accept for it. The text is the one IAM is
+// sent, and its size the one IAM's quotas measure.
 func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
 	}
-	doc := policyDocument{Version: policy.Version2012}
-	for _, e := range spec.StatementEntries {
-		doc.Statement = append(doc.Statement, policyStatement{Effect: e.Effect, Action: e.Action, Resource: e.Resource, Condition: e.PolicyCondition})
+	entries := append(slices.Clone(spec.StatementEntries), extra...)
+	statements := make([]any, len(entries))
+	for i, e := range entries {
+		s, err := entryJSON(e)
+		if err != nil {
+			return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		}
+		statements[i] = s
 	}
-	doc.Statement = append(doc.Statement, extra...)
+	doc, err := policy.FromJSON(map[string]any{"Version": policy.Version2012, "Statement": statements}, policy.Identity)
+	if err != nil {
+		return "", nil, entryError(err)
+	}
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
@@ -98,6 +100,37 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 				parsed.Size, limit)}
 	}
 	return string(data), parsed, nil
+}
+
+// entryJSON is an entry as decoded JSON in IAM's names, for policy.FromJSON,
+// so that a bad entry gets the engine's message for a bad statement. The
+// condition goes through encoding/json, which reads numbers as written and
+// accepts any Go value a request built in code may hold.
+func entryJSON(e leashv1.StatementEntry) (map[string]any, error) {
+	var action any
+	if e.Action != nil {
+		list := make([]any, len(e.Action))
+		for i, a := range e.Action {
+			list[i] = a
+		}
+		action = list
+	}
+	s := map[string]any{"Effect": e.Effect, "Action": action, "Resource": e.Resource}
+	if len(e.PolicyCondition) == 0 {
+		return s, nil
+	}
+	text, err := json.Marshal(e.PolicyCondition)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var cond any
+	if err := dec.Decode(&cond); err != nil {
+		return nil, err
+	}
+	s["Condition"] = cond
+	return s, nil
 }
 
 // entryFields are the request's names of the statement elements it writes.
