@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"errors"
 	"fmt"
 
 	"leash.dev/leash/policy"
@@ -53,7 +54,8 @@ func Example() {
 func ExampleParseError() {
 	_, err := policy.Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"},{"Effect":"Permit","Action":"s3:PutObject","Resource":"*"}]}`), policy.Identity)
 	fmt.Println(err)
-	if pe, ok := err.(*policy.ParseError); ok {
+	var pe *policy.ParseError
+	if errors.As(err, &pe) {
 		fmt.Printf("statement %d, field %s\n", pe.Statement, pe.Field)
 	}
 	// Output:
