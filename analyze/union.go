@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,33 +52,32 @@ func Union(docs []*policy.Document) ([]byte, error) {
 			g.actions = append(g.actions, s.Action...)
 		}
 	}
-	type statement struct {
-		Effect      policy.Effect                  `json:"Effect"`
-		Action      []string                       `json:"Action,omitempty"`
-		NotAction   []string                       `json:"NotAction,omitempty"`
-		Resource    any                            `json:"Resource,omitempty"`
-		NotResource any                            `json:"NotResource,omitempty"`
-		Condition   map[string]map[string][]string `json:"Condition,omitempty"`
-	}
-	out := struct {
-		Version   string      `json:"Version"`
-		Statement []statement `json:"Statement"`
-	}{Version: policy.Version2012}
+	out := policy.Document{Version: policy.Version2012}
 	for _, key := range order {
 		g := groups[key]
-		st := statement{Effect: g.effect, Action: minimalActions(g.actions), NotAction: g.notAction}
-		if len(g.resources) > 0 {
-			st.Resource = oneOrList(g.resources)
+		st := policy.Statement{Effect: g.effect, Action: minimalActions(g.actions), NotAction: g.notAction,
+			Resource: g.resources, NotResource: g.notRes, Conditions: conditionsOf(g.cond)}
+		// One resource is written as a string, as IAM's own examples do.
+		if len(g.resources) == 1 {
+			st.Singles |= policy.SingleResource
 		}
-		if len(g.notRes) > 0 {
-			st.NotResource = oneOrList(g.notRes)
+		if len(g.notRes) == 1 {
+			st.Singles |= policy.SingleNotResource
 		}
-		if len(g.cond) > 0 {
-			st.Condition = g.cond
-		}
-		out.Statement = append(out.Statement, st)
+		out.Statements = append(out.Statements, st)
 	}
 	return json.MarshalIndent(out, "", "  ")
+}
+
+// conditionsOf lists a statement's merged conditions by operator, then key.
+func conditionsOf(cond map[string]map[string][]string) []policy.Condition {
+	var out []policy.Condition
+	for _, op := range slices.Sorted(maps.Keys(cond)) {
+		for _, key := range slices.Sorted(maps.Keys(cond[op])) {
+			out = append(out, policy.Condition{Operator: op, Key: key, Values: cond[op][key]})
+		}
+	}
+	return out
 }
 
 // minimalActions drops repeats (actions are case-insensitive) and actions
@@ -111,11 +112,4 @@ func sorted(s []string) []string {
 	c := append([]string(nil), s...)
 	sort.Strings(c)
 	return c
-}
-
-func oneOrList(s []string) any {
-	if len(s) == 1 {
-		return s[0]
-	}
-	return s
 }

@@ -135,7 +135,10 @@ func identitySet(tx *store.Tx, perms store.Permissions, set *policy.Set) error {
 			return err
 		}
 		if !ok {
-			// An unknown boundary allows nothing, which is the safe reading.
+			// A boundary leash local cannot read allows nothing, the safe
+			// reading. checkBoundary refuses such a boundary when it is
+			// set, so it is found only in state written before that check,
+			// or naming an AWS managed policy leash local no longer knows.
 			text = `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"*","Resource":"*"}]}`
 		}
 		d, err := parseStored(b, text, policy.Boundary)

@@ -119,6 +119,9 @@ func iamAttachmentOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
+			if err := checkBoundary(arn); err != nil {
+				return nil, err
+			}
 			_, err = c.tx.PutUserPermissionsBoundary(name, arn)
 			return nil, err
 		},
@@ -139,6 +142,9 @@ func iamAttachmentOperations(ops map[string]operation) {
 		run: func(c *call) (any, error) {
 			name, arn, err := c.requiredPair("RoleName", "PermissionsBoundary")
 			if err != nil {
+				return nil, err
+			}
+			if err := checkBoundary(arn); err != nil {
 				return nil, err
 			}
 			_, err = c.tx.PutRolePermissionsBoundary(name, arn)

@@ -73,14 +73,35 @@ type policyVersionResult struct {
 // managed policies).
 var awsManagedCreateDate = time.Date(2015, 2, 6, 18, 39, 46, 0, time.UTC)
 
+// knownAWSManaged refuses, with IAM's NoSuchEntity, an AWS managed policy
+// ARN whose document leash local does not know.
+func knownAWSManaged(arn string) error {
+	if _, ok := awsManagedPolicies[arn]; !ok {
+		return query.NoSuchEntity("Policy " + arn + " does not exist or is not attachable.")
+	}
+	return nil
+}
+
+// checkBoundary refuses, as IAM does, a permissions boundary that is no
+// managed policy. The store refuses the account's own policies that do not
+// exist; AWS managed policies are not in the store, so they are checked
+// here. Refusing them keeps a boundary leash local cannot read from being
+// set, which would deny the principal everything (see identitySet).
+func checkBoundary(arn string) error {
+	if arn == "" || !store.IsAWSManagedPolicy(arn) {
+		return nil
+	}
+	return knownAWSManaged(arn)
+}
+
 // getPolicy returns a managed policy: the account's from the store, or an
 // AWS managed one that leash local knows, with its attachments counted.
 func getPolicy(tx *store.Tx, arn string) (store.ManagedPolicy, error) {
 	if !store.IsAWSManagedPolicy(arn) {
 		return tx.GetPolicy(arn)
 	}
-	if _, ok := awsManagedPolicies[arn]; !ok {
-		return store.ManagedPolicy{}, query.NoSuchEntity("Policy " + arn + " does not exist or is not attachable.")
+	if err := knownAWSManaged(arn); err != nil {
+		return store.ManagedPolicy{}, err
 	}
 	attached, bounds, err := awsManagedUse(tx, arn)
 	if err != nil {

@@ -1,13 +1,14 @@
 package operator
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -58,33 +59,33 @@ func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	return &spec, nil
 }
 
-// policyDocument is an IAM policy as leash writes it.
-type policyDocument struct {
-	Version   string            `json:"Version"`
-	Statement []policyStatement `json:"Statement"`
-}
-
-type policyStatement struct {
-	Effect    string                     `json:"Effect"`
-	Action    []string                   `json:"Action"`
-	Resource  string                     `json:"Resource"`
-	Condition leashv1.IAMPolicyCondition `json:"Condition,omitempty"`
-}
+// policyStatement is a statement leash adds to the request's own (the
+// minted user's right to read itself).
+type policyStatement = leashv1.StatementEntry
 
 // requestedPolicy is the policy the request's statements make, checked by
 // the engine: the statements alone (for passthrough and manual checks) and
 // with extra statements appended (the minted user's policy). limit, when not
-// 0, is the largest size IAM would accept for it.
+// 0, is the largest size IAM would accept for it. The text is the one IAM is
+// sent, and its size the one IAM's quotas measure.
 func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
 	}
-	doc := policyDocument{Version: policy.Version2012}
-	for _, e := range spec.StatementEntries {
-		doc.Statement = append(doc.Statement, policyStatement{Effect: e.Effect, Action: e.Action, Resource: e.Resource, Condition: e.PolicyCondition})
+	entries := append(slices.Clone(spec.StatementEntries), extra...)
+	statements := make([]any, len(entries))
+	for i, e := range entries {
+		s, err := entryJSON(e)
+		if err != nil {
+			return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		}
+		statements[i] = s
 	}
-	doc.Statement = append(doc.Statement, extra...)
+	doc, err := policy.FromJSON(map[string]any{"Version": policy.Version2012, "Statement": statements}, policy.Identity)
+	if err != nil {
+		return "", nil, entryError(err)
+	}
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
@@ -101,29 +102,62 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	return string(data), parsed, nil
 }
 
-var statementPath = regexp.MustCompile(`^Statement\[(\d+)\]`)
+// entryJSON is an entry as decoded JSON in IAM's names, for policy.FromJSON,
+// so that a bad entry gets the engine's message for a bad statement. The
+// condition goes through encoding/json, which reads numbers as written and
+// accepts any Go value a request built in code may hold.
+func entryJSON(e leashv1.StatementEntry) (map[string]any, error) {
+	var action any
+	if e.Action != nil {
+		list := make([]any, len(e.Action))
+		for i, a := range e.Action {
+			list[i] = a
+		}
+		action = list
+	}
+	s := map[string]any{"Effect": e.Effect, "Action": action, "Resource": e.Resource}
+	if len(e.PolicyCondition) == 0 {
+		return s, nil
+	}
+	text, err := json.Marshal(e.PolicyCondition)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var cond any
+	if err := dec.Decode(&cond); err != nil {
+		return nil, err
+	}
+	s["Condition"] = cond
+	return s, nil
+}
 
-// entryError turns the engine's JSON path (Statement[2].Effect) into the
-// request's field (spec.providerSpec.statementEntries[2].effect).
+// entryFields are the request's names of the statement elements it writes.
+var entryFields = map[string]string{"Effect": "effect", "Action": "action", "Resource": "resource", "Condition": "policyCondition"}
+
+// entryError turns the engine's place of an error (statement 2, element
+// Effect) into the request's field (spec.providerSpec.statementEntries[2].effect).
 func entryError(err error) error {
 	var pe *policy.ParseError
 	if !errors.As(err, &pe) {
 		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
-	m := statementPath.FindStringSubmatch(pe.Path)
-	if m == nil {
+	if pe.Statement < 0 {
 		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
 	}
-	i, _ := strconv.Atoi(m[1])
-	rest := strings.TrimPrefix(pe.Path, m[0])
-	field := map[string]string{".Effect": ".effect", ".Action": ".action", ".Resource": ".resource"}
-	for from, to := range field {
-		if strings.HasPrefix(rest, from) {
-			rest = to + strings.TrimPrefix(rest, from)
+	field := fmt.Sprintf("spec.providerSpec.statementEntries[%d]", pe.Statement)
+	if pe.Field != "" {
+		// What follows the element in the path (an action's index, a
+		// condition's operator and key) keeps the engine's spelling.
+		_, inner, _ := strings.Cut(pe.Path, "."+pe.Field)
+		name, ok := entryFields[pe.Field]
+		if !ok {
+			name = pe.Field
 		}
+		field += "." + name + inner
 	}
-	rest = strings.Replace(rest, ".Condition", ".policyCondition", 1)
-	return &InputError{Field: fmt.Sprintf("spec.providerSpec.statementEntries[%d]%s", i, rest), Msg: pe.Msg}
+	return &InputError{Field: field, Msg: pe.Msg}
 }
 
 // userName is the IAM user minted for a request: the cluster name and the

@@ -60,6 +60,10 @@ type Document struct {
 	Version    string
 	ID         string
 	Statements []Statement
+	// SingleStatement records that Statement was written as one object
+	// rather than an array; MarshalJSON writes it back so when there is one
+	// statement.
+	SingleStatement bool
 	// Size is the document's length in characters with whitespace removed, the
 	// measure of IAM's size limits.
 	Size int
@@ -83,7 +87,30 @@ type Statement struct {
 	NotResource []string
 
 	Conditions []Condition
+
+	// Singles records which of Action, NotAction, Resource and NotResource
+	// were written as one string rather than an array.
+	Singles Singles
 }
+
+// Singles is a set of the elements a document wrote as one string where AWS
+// accepts a string or an array. Parse records it and MarshalJSON follows it,
+// so that a document is written back as its author spelt it; the zero set
+// writes arrays, which AWS accepts everywhere.
+type Singles uint8
+
+// Elements that hold a string or an array.
+const (
+	SingleAction Singles = 1 << iota
+	SingleNotAction
+	SingleResource
+	SingleNotResource
+	// The principal types of Principal and NotPrincipal.
+	SingleAWS
+	SingleService
+	SingleFederated
+	SingleCanonicalUser
+)
 
 // Principal is the Principal or NotPrincipal element. Wildcard is true for
 // `"Principal": "*"`; `{"AWS": "*"}` is kept as written in AWS.
@@ -93,6 +120,8 @@ type Principal struct {
 	Service       []string
 	Federated     []string
 	CanonicalUser []string
+	// Singles records which principal types were written as one string.
+	Singles Singles
 }
 
 // Condition is one key under one operator of a Condition block, such as
@@ -106,4 +135,12 @@ type Condition struct {
 	// Values are the policy values as strings: numbers as written, booleans as
 	// "true"/"false".
 	Values []string
+	// Single records that the value was written alone rather than in an
+	// array.
+	Single bool
+	// Unquoted records, value by value, which values were written as JSON
+	// numbers or booleans rather than strings; nil when all were strings.
+	// MarshalJSON writes such a value without quotes when it is a valid
+	// JSON number or boolean.
+	Unquoted []bool
 }

@@ -8,11 +8,21 @@ import (
 	"strings"
 )
 
-// ParseError is an invalid document: the JSON path of the offending element
-// and what is wrong with it.
+// ParseError is an invalid document: where the offending element is and what
+// is wrong with it.
 type ParseError struct {
+	// Path is the JSON path of the offending element, such as
+	// Statement[2].Action[0]; empty when the error is about the whole text.
 	Path string
-	Msg  string
+	// Statement is the index of the statement the error is in (0 when
+	// Statement is a single object), or -1 when it is not inside one.
+	Statement int
+	// Field is the element the error is in: a statement's (Effect, Action,
+	// Condition...) when Statement is not -1, else the document's (Version,
+	// Id, Statement). It is empty when the error is about a whole statement
+	// or the whole document.
+	Field string
+	Msg   string
 }
 
 func (e *ParseError) Error() string {
@@ -22,8 +32,26 @@ func (e *ParseError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
+// errAt makes an error outside any statement; inStatement and inField
+// place it.
 func errAt(path, format string, args ...any) *ParseError {
-	return &ParseError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &ParseError{Path: path, Statement: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// inStatement records that err, a *ParseError, is in statement i.
+func inStatement(err error, i int) error {
+	if pe, ok := err.(*ParseError); ok {
+		pe.Statement = i
+	}
+	return err
+}
+
+// inField records that err, a *ParseError, is in the element field.
+func inField(err error, field string) error {
+	if pe, ok := err.(*ParseError); ok {
+		pe.Field = field
+	}
+	return err
 }
 
 // Parse reads a policy document of the given kind, accepting every form AWS
@@ -35,10 +63,10 @@ func Parse(data []byte, kind Kind) (*Document, error) {
 	dec.UseNumber()
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
-		return nil, &ParseError{Msg: "not valid JSON: " + jsonErrorText(data, err)}
+		return nil, &ParseError{Statement: -1, Msg: "not valid JSON: " + jsonErrorText(data, err)}
 	}
 	if dec.More() {
-		return nil, &ParseError{Msg: "not valid JSON: unexpected data after the document"}
+		return nil, &ParseError{Statement: -1, Msg: "not valid JSON: unexpected data after the document"}
 	}
 	doc, err := FromJSON(raw, kind)
 	if err != nil {
@@ -54,7 +82,7 @@ func Parse(data []byte, kind Kind) (*Document, error) {
 func FromJSON(raw any, kind Kind) (*Document, error) {
 	top, ok := raw.(map[string]any)
 	if !ok {
-		return nil, &ParseError{Msg: "a policy document must be a JSON object, got " + jsonType(raw)}
+		return nil, &ParseError{Statement: -1, Msg: "a policy document must be a JSON object, got " + jsonType(raw)}
 	}
 	doc := &Document{}
 	for _, k := range sortedKeys(top) {
@@ -63,124 +91,135 @@ func FromJSON(raw any, kind Kind) (*Document, error) {
 		case "Version":
 			s, ok := v.(string)
 			if !ok || (s != Version2012 && s != Version2008) {
-				return nil, errAt("Version", `must be "2012-10-17" or "2008-10-17", got %s`, quote(v))
+				return nil, inField(errAt("Version", `must be "2012-10-17" or "2008-10-17", got %s`, quote(v)), "Version")
 			}
 			doc.Version = s
 		case "Id":
 			s, ok := v.(string)
 			if !ok {
-				return nil, errAt("Id", "must be a string, got %s", jsonType(v))
+				return nil, inField(errAt("Id", "must be a string, got %s", jsonType(v)), "Id")
 			}
 			doc.ID = s
 		case "Statement":
 		default:
-			return nil, errAt(k, "unknown element; a document has Version, Id and Statement")
+			return nil, inField(errAt(k, "unknown element; a document has Version, Id and Statement"), k)
 		}
 	}
 	st, ok := top["Statement"]
 	if !ok {
-		return nil, errAt("Statement", "missing; a document needs at least one statement")
+		return nil, inField(errAt("Statement", "missing; a document needs at least one statement"), "Statement")
 	}
 	switch s := st.(type) {
 	case map[string]any:
 		stmt, err := parseStatement(s, "Statement", kind, doc.Version == Version2012)
 		if err != nil {
-			return nil, err
+			return nil, inStatement(err, 0)
 		}
 		doc.Statements = []Statement{stmt}
+		doc.SingleStatement = true
 	case []any:
 		doc.Statements = make([]Statement, 0, len(s))
 		for i, e := range s {
 			path := fmt.Sprintf("Statement[%d]", i)
 			m, ok := e.(map[string]any)
 			if !ok {
-				return nil, errAt(path, "must be an object, got %s", jsonType(e))
+				return nil, inStatement(errAt(path, "must be an object, got %s", jsonType(e)), i)
 			}
 			stmt, err := parseStatement(m, path, kind, doc.Version == Version2012)
 			if err != nil {
-				return nil, err
+				return nil, inStatement(err, i)
 			}
 			doc.Statements = append(doc.Statements, stmt)
 		}
 	default:
-		return nil, errAt("Statement", "must be an object or an array of objects, got %s", jsonType(st))
+		return nil, inField(errAt("Statement", "must be an object or an array of objects, got %s", jsonType(st)), "Statement")
 	}
 	return doc, nil
 }
 
 func parseStatement(m map[string]any, path string, kind Kind, vars bool) (Statement, error) {
 	var s Statement
-	var err error
 	for _, k := range sortedKeys(m) {
-		v := m[k]
-		p := path + "." + k
-		switch k {
-		case "Sid":
-			sid, ok := v.(string)
-			if !ok {
-				return s, errAt(p, "must be a string, got %s", jsonType(v))
-			}
-			s.Sid = sid
-		case "Effect":
-			e, _ := v.(string)
-			if e != string(Allow) && e != string(Deny) {
-				return s, errAt(p, `must be "Allow" or "Deny", got %s`, quote(v))
-			}
-			s.Effect = Effect(e)
-		case "Action", "NotAction":
-			var list []string
-			if list, err = stringList(v, p); err != nil {
-				return s, err
-			}
-			for i, a := range list {
-				if err := checkAction(a); err != nil {
-					return s, errAt(elemPath(p, v, i), "%s", err)
-				}
-			}
-			if k == "Action" {
-				s.Action = list
-			} else {
-				s.NotAction = list
-			}
-		case "Resource", "NotResource":
-			var list []string
-			if list, err = stringList(v, p); err != nil {
-				return s, err
-			}
-			for i, r := range list {
-				if err := checkResource(r); err != nil {
-					return s, errAt(elemPath(p, v, i), "%s", err)
-				}
-				// Compile once here so that a bad policy variable is
-				// reported with its path.
-				if _, err := compileARNPattern(r, vars); err != nil {
-					return s, errAt(elemPath(p, v, i), "%s", err)
-				}
-			}
-			if k == "Resource" {
-				s.Resource = list
-			} else {
-				s.NotResource = list
-			}
-		case "Principal", "NotPrincipal":
-			pr, err := parsePrincipal(v, p)
-			if err != nil {
-				return s, err
-			}
-			if k == "Principal" {
-				s.Principal = pr
-			} else {
-				s.NotPrincipal = pr
-			}
-		case "Condition":
-			if s.Conditions, err = parseConditions(v, p, vars); err != nil {
-				return s, err
-			}
-		default:
-			return s, errAt(p, "unknown element; a statement has Sid, Effect, Principal, NotPrincipal, Action, NotAction, Resource, NotResource and Condition")
+		if err := parseElement(&s, k, m[k], path+"."+k, vars); err != nil {
+			return s, inField(err, k)
 		}
 	}
 	return s, checkStatementShape(&s, m, path, kind)
+}
+
+// parseElement sets the element k of a statement from its JSON value v.
+func parseElement(s *Statement, k string, v any, p string, vars bool) error {
+	var err error
+	switch k {
+	case "Sid":
+		sid, ok := v.(string)
+		if !ok {
+			return errAt(p, "must be a string, got %s", jsonType(v))
+		}
+		s.Sid = sid
+	case "Effect":
+		e, _ := v.(string)
+		if e != string(Allow) && e != string(Deny) {
+			return errAt(p, `must be "Allow" or "Deny", got %s`, quote(v))
+		}
+		s.Effect = Effect(e)
+	case "Action", "NotAction":
+		var list []string
+		if list, err = stringList(v, p); err != nil {
+			return err
+		}
+		for i, a := range list {
+			if err := checkAction(a); err != nil {
+				return errAt(elemPath(p, v, i), "%s", err)
+			}
+		}
+		if k == "Action" {
+			s.Action = list
+			s.Singles |= singleIf(v, SingleAction)
+		} else {
+			s.NotAction = list
+			s.Singles |= singleIf(v, SingleNotAction)
+		}
+	case "Resource", "NotResource":
+		var list []string
+		if list, err = stringList(v, p); err != nil {
+			return err
+		}
+		for i, r := range list {
+			if err := checkResource(r); err != nil {
+				return errAt(elemPath(p, v, i), "%s", err)
+			}
+			// Compile once here so that a bad policy variable is
+			// reported with its path.
+			if _, err := compileARNPattern(r, vars); err != nil {
+				return errAt(elemPath(p, v, i), "%s", err)
+			}
+		}
+		if k == "Resource" {
+			s.Resource = list
+			s.Singles |= singleIf(v, SingleResource)
+		} else {
+			s.NotResource = list
+			s.Singles |= singleIf(v, SingleNotResource)
+		}
+	case "Principal", "NotPrincipal":
+		pr, err := parsePrincipal(v, p)
+		if err != nil {
+			return err
+		}
+		if k == "Principal" {
+			s.Principal = pr
+		} else {
+			s.NotPrincipal = pr
+		}
+	case "Condition":
+		if s.Conditions, err = parseConditions(v, p, vars); err != nil {
+			return err
+		}
+	default:
+		return errAt(p, "unknown element; a statement has Sid, Effect, Principal, NotPrincipal, Action, NotAction, Resource, NotResource and Condition")
+	}
+	return nil
 }
 
 // checkStatementShape enforces which elements a statement of this kind must
@@ -205,12 +244,12 @@ func checkStatementShape(s *Statement, m map[string]any, path string, kind Kind)
 			return errAt(path, "missing Principal; a %s policy must name who it applies to", kind)
 		}
 		if has("NotPrincipal") && s.Effect == Allow {
-			return errAt(path+".NotPrincipal", `can only be used with "Effect": "Deny"; name principals with Principal instead`)
+			return inField(errAt(path+".NotPrincipal", `can only be used with "Effect": "Deny"; name principals with Principal instead`), "NotPrincipal")
 		}
 	} else {
 		for _, k := range []string{"Principal", "NotPrincipal"} {
 			if has(k) {
-				return errAt(path+"."+k, "not allowed in a %s policy, which applies to the principal it is attached to; remove it", kind)
+				return inField(errAt(path+"."+k, "not allowed in a %s policy, which applies to the principal it is attached to; remove it", kind), k)
 			}
 		}
 	}
@@ -249,12 +288,16 @@ func parsePrincipal(v any, path string) (*Principal, error) {
 		switch k {
 		case "AWS":
 			p.AWS = list
+			p.Singles |= singleIf(m[k], SingleAWS)
 		case "Service":
 			p.Service = list
+			p.Singles |= singleIf(m[k], SingleService)
 		case "Federated":
 			p.Federated = list
+			p.Singles |= singleIf(m[k], SingleFederated)
 		case "CanonicalUser":
 			p.CanonicalUser = list
+			p.Singles |= singleIf(m[k], SingleCanonicalUser)
 		default:
 			return nil, errAt(path+"."+k, "unknown principal type; use AWS, Service, Federated or CanonicalUser")
 		}
@@ -285,11 +328,11 @@ func parseConditions(v any, path string, vars bool) ([]Condition, error) {
 			if key == "" {
 				return nil, errAt(kp, "condition key name is empty")
 			}
-			values, err := conditionValues(keys[key], kp)
+			c, err := conditionValues(keys[key], kp)
 			if err != nil {
 				return nil, err
 			}
-			c := Condition{Operator: op, Key: key, Values: values}
+			c.Operator, c.Key = op, key
 			// Compile once here so that bad values are reported with their path.
 			if _, err := compileCondition(c, vars); err != nil {
 				return nil, errAt(kp, "%s", err)
@@ -300,43 +343,60 @@ func parseConditions(v any, path string, vars bool) ([]Condition, error) {
 	return out, nil
 }
 
-// conditionValues accepts a string, number or boolean, or an array of them.
-func conditionValues(v any, path string) ([]string, error) {
-	scalar := func(e any, p string) (string, error) {
+// conditionValues accepts a string, number or boolean, or an array of them,
+// and returns them as a Condition's Values with how they were written.
+func conditionValues(v any, path string) (Condition, error) {
+	var c Condition
+	add := func(e any, p string) error {
+		s, unquoted := "", true
 		switch x := e.(type) {
 		case string:
-			return x, nil
+			s, unquoted = x, false
 		case json.Number:
-			return x.String(), nil
+			s = x.String()
 		case float64:
-			return fmt.Sprint(x), nil
+			s = fmt.Sprint(x)
 		case bool:
+			s = "false"
 			if x {
-				return "true", nil
+				s = "true"
 			}
-			return "false", nil
+		default:
+			return errAt(p, "must be a string, number or boolean, got %s", jsonType(e))
 		}
-		return "", errAt(p, "must be a string, number or boolean, got %s", jsonType(e))
-	}
-	if arr, ok := v.([]any); ok {
-		if len(arr) == 0 {
-			return nil, errAt(path, "has no values; give at least one")
+		c.Values = append(c.Values, s)
+		if unquoted && c.Unquoted == nil {
+			c.Unquoted = make([]bool, len(c.Values)-1, cap(c.Values))
 		}
-		out := make([]string, len(arr))
-		for i, e := range arr {
-			s, err := scalar(e, fmt.Sprintf("%s[%d]", path, i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
+		if c.Unquoted != nil {
+			c.Unquoted = append(c.Unquoted, unquoted)
 		}
-		return out, nil
+		return nil
 	}
-	s, err := scalar(v, path)
-	if err != nil {
-		return nil, err
+	arr, ok := v.([]any)
+	if !ok {
+		c.Single = true
+		return c, add(v, path)
 	}
-	return []string{s}, nil
+	if len(arr) == 0 {
+		return c, errAt(path, "has no values; give at least one")
+	}
+	c.Values = make([]string, 0, len(arr))
+	for i, e := range arr {
+		if err := add(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// singleIf is single when v, a decoded JSON value, is a string rather than an
+// array.
+func singleIf(v any, single Singles) Singles {
+	if _, ok := v.(string); ok {
+		return single
+	}
+	return 0
 }
 
 // stringList accepts a string or a non-empty array of strings.

@@ -127,6 +127,43 @@ func TestParseErrorsNamePathAndFix(t *testing.T) {
 	}
 }
 
+// TestParseErrorsPlaceStatementAndField pins ParseError's Statement and
+// Field, which callers use to point at their own input (the operator maps
+// them to a request's statementEntries) without reading Path.
+func TestParseErrorsPlaceStatementAndField(t *testing.T) {
+	ok := `{"Effect":"Allow","Action":"s3:*","Resource":"*"}`
+	tests := []struct {
+		name      string
+		kind      Kind
+		doc       string
+		statement int
+		field     string
+	}{
+		{"not JSON is outside any statement", Identity, `{"Version":`, -1, ""},
+		{"a bad Version is the document's Version", Identity, `{"Version":"2012-10-18","Statement":[` + ok + `]}`, -1, "Version"},
+		{"a missing Statement is the document's Statement", Identity, `{"Version":"2012-10-17"}`, -1, "Statement"},
+		{"a bad Effect names its statement and Effect", Identity, `{"Statement":[` + ok + `,` + ok + `,{"Effect":"allow","Action":"s3:*","Resource":"*"}]}`, 2, "Effect"},
+		{"a bad action element names Action", Identity, `{"Statement":[` + ok + `,{"Effect":"Allow","Action":["s3:*","x"],"Resource":"*"}]}`, 1, "Action"},
+		{"a bad condition value names Condition", Identity, `{"Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"NumericLessThan":{"s3:max-keys":"ten"}}}]}`, 0, "Condition"},
+		{"a statement that is no object has no field", Identity, `{"Statement":[` + ok + `,3]}`, 1, ""},
+		{"a missing Action is about the whole statement", Identity, `{"Statement":[` + ok + `,{"Effect":"Allow","Resource":"*"}]}`, 1, ""},
+		{"a Principal in an identity policy names Principal", Identity, `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"*"}]}`, 0, "Principal"},
+		{"a single-object Statement is statement 0", Identity, `{"Statement":{"Effect":"Allow","Action":"s3:*","Resource":"x"}}`, 0, "Resource"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc), tt.kind)
+			pe, isParse := err.(*ParseError)
+			if !isParse {
+				t.Fatalf("Parse returned %v (%T), want a *ParseError", err, err)
+			}
+			if pe.Statement != tt.statement || pe.Field != tt.field {
+				t.Errorf("%q: Statement %d, Field %q; want %d, %q", pe, pe.Statement, pe.Field, tt.statement, tt.field)
+			}
+		})
+	}
+}
+
 func TestParseRejectsBadConditionValues(t *testing.T) {
 	tests := []struct{ cond, want string }{
 		{`{"NumericLessThan":{"s3:max-keys":"ten"}}`, `must be a number, got "ten"`},

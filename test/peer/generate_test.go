@@ -16,7 +16,7 @@ import (
 // question).
 //
 // It stays clear of the peer's known departures from AWS, each pinned by a
-// hand-written case and described in KNOWN_DIFFERENCES.md, so that the
+// reference case (policy/testdata/reference) and described in KNOWN_DIFFERENCES.md, so that the
 // agreement figure measures everything else:
 //   - every document is Version 2012-10-17 (the peer resolves variables in
 //     2008-10-17 documents);
@@ -532,7 +532,7 @@ func (g *gen) awsPrincipal() string {
 
 // notPrincipalEntry names callers only: how AWS treats a NotPrincipal that
 // names an account or a role but not the caller itself is pinned by
-// hand-written cases.
+// reference cases (policy/testdata/reference).
 func (g *gen) notPrincipalEntry() string {
 	switch g.intn(5) {
 	case 0, 1:
