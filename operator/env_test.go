@@ -39,6 +39,9 @@ type env struct {
 	// arrange IAM behind the provisioner's back.
 	admin   *iamclient.Client
 	account string
+	// resign sits between every client and the endpoint; it does nothing
+	// until a case gives it a key to re-sign with.
+	resign *resigner
 }
 
 // envOptions are what a case changes; the zero value mints for cluster
@@ -63,6 +66,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 	httpClient := iamclient.NewHTTPClient(1)
 	t.Cleanup(httpClient.CloseIdleConnections)
+	resign := &resigner{base: httpClient.Transport}
+	httpClient.Transport = resign
 	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
 		return iamclient.New(iamclient.Config{Endpoint: local.URL, Credentials: key.Provider(), HTTPClient: httpClient, MaxAttempts: 3})
 	}
@@ -72,7 +77,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{ctx: context.Background(), local: local, clock: clk, cluster: FolderCluster{Dir: filepath.Join(dir, "secrets")},
-		events: &recorder{}, newIAM: newIAM, admin: newIAM(r.Key), account: local.AccountID()}
+		events: &recorder{}, newIAM: newIAM, admin: newIAM(r.Key), account: local.AccountID(), resign: resign}
 	e.p = e.provisioner(t, o.cfg)
 	return e
 }

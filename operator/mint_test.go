@@ -35,6 +35,7 @@ func TestMint(t *testing.T) {
 		{"a policy over the inline limit becomes a managed policy of its user only, and inline again when it shrinks", envOptions{}, mintInlineManagedSwitch},
 		{"a user with the request's name owned by another request is not adopted", envOptions{}, mintRefusesAnotherRequestsUser},
 		{"a new key acting as another ARN than the user's is not published", envOptions{}, mintRefusesKeyOfAnotherPrincipal},
+		{"a new key acting as another user is not published", envOptions{}, mintRefusesKeyActingAsAnotherUser},
 		{"a new key is published only once it works, and deleted if it never does",
 			envOptions{cfg: Config{ProofTimeout: 400 * time.Millisecond}, faults: faults.Config{PropagationDelay: time.Minute}}, mintWaitsForPropagation},
 	}

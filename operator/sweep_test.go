@@ -38,11 +38,19 @@ func TestSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Under this cluster's path but tagged for another cluster: not
+			// this cluster's to judge.
+			foreign, err := e.admin.CreateUser(e.ctx, iamclient.NewUser{Name: "unit-apps-foreign-aaaaaaaa", Path: userPath("unit"),
+				Tags: map[string]string{TagCluster: "other", TagRequestUID: "uid-foreign", TagRequest: "apps/foreign"}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			names := map[string]string{
-				"gone":   userName("unit", "apps", "gone", string(gone.UID)),
-				"live":   userName("unit", "apps", "live", string(live.UID)),
-				"other":  userName("other", "apps", "theirs", string(other.UID)),
-				"orphan": orphan,
+				"foreign": foreign.Name,
+				"gone":    userName("unit", "apps", "gone", string(gone.UID)),
+				"live":    userName("unit", "apps", "live", string(live.UID)),
+				"other":   userName("other", "apps", "theirs", string(other.UID)),
+				"orphan":  orphan,
 			}
 
 			deleted, err := e.p.Sweep(e.ctx, map[string]bool{string(live.UID): true}, tt.grace, "")
@@ -56,7 +64,7 @@ func TestSweep(t *testing.T) {
 			if !slices.Equal(deleted, want) {
 				t.Errorf("deleted %v, want %v", deleted, want)
 			}
-			for _, who := range []string{"gone", "live", "other"} {
+			for _, who := range []string{"gone", "live", "other", "foreign"} {
 				_, err := e.admin.GetUser(e.ctx, names[who])
 				if wantGone := slices.Contains(tt.want, who); wantGone != iamclient.IsNotFound(err) {
 					t.Errorf("user %s (%s): %v; want deleted %v", names[who], who, err, wantGone)
