@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test vet lint bench bench-local bench-operator bench-managed
+.PHONY: build demo test unit vet lint bench bench-local bench-operator bench-managed
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -27,6 +27,17 @@ test:
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test ./...
+
+# Every test that needs neither node nor a Kubernetes API server, in under a
+# minute with a warm build cache: the policy engine and analyses, leash
+# local in process, the operator's Provisioner against it (mint, rotation,
+# the inline/managed switch, removal, sweep), the CLI and the API types.
+# Left to `make test`: test/peer (node), test/e2e, test/deploy and
+# test/apiserver (kube-apiserver and etcd; test/e2e also the AWS CLI), and
+# the two tests elsewhere that start an API server: api/v1's
+# TestAPIServerRoundTrip and cli's TestCredsSeedAppliesToACluster.
+unit:
+	$(GO) test -skip '^(TestAPIServerRoundTrip|TestCredsSeedAppliesToACluster)$$' $$($(GO) list ./... | grep -v -E '/test/(peer|e2e|deploy|apiserver)$$')
 
 vet:
 	$(GO) vet ./...

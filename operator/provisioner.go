@@ -82,8 +82,9 @@ type Cluster interface {
 	DeleteSecret(ctx context.Context, namespace, name string) error
 }
 
-// Recorder receives Kubernetes Events, one per IAM change (client-go's
-// record.EventRecorder is one).
+// Recorder receives Kubernetes Events: a Normal one per IAM change, and a
+// Warning when a request turns to failing (client-go's record.EventRecorder
+// is one).
 type Recorder interface {
 	Event(object runtime.Object, eventtype, reason, message string)
 }
@@ -284,6 +285,15 @@ func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error)
 	p.clients = map[string]*rootClient{root.Key.ID: rc} // forget rotated-out keys
 	p.mu.Unlock()
 	return rc, root, nil
+}
+
+// warnIfTurnedFailing records a Warning Event when the request's status
+// turned a failure condition True since before: the Event a person watching
+// the cluster's warnings sees, once per turn.
+func (p *Provisioner) warnIfTurnedFailing(cr *leashv1.CredentialsRequest, before *leashv1.CredentialsRequestStatus) {
+	if c := turnedFailing(before, &cr.Status); c != nil && p.events != nil {
+		p.events.Event(cr, corev1.EventTypeWarning, c.Reason, c.Message)
+	}
 }
 
 // event records an IAM change on the request.

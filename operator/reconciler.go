@@ -27,7 +27,8 @@ import (
 
 // Reconciler runs the Provisioner for CredentialsRequests in a cluster:
 // one request per call, status and finalizer written back, problems as
-// conditions, IAM changes as Events.
+// conditions (and a Warning Event when one turns True), IAM changes as
+// Events.
 type Reconciler struct {
 	Client      client.Client
 	Provisioner *Provisioner
@@ -178,6 +179,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 			}
 			return ctrl.Result{}, err
 		}
+		r.Provisioner.warnIfTurnedFailing(cr, before)
 	}
 	if syncErr != nil {
 		log.FromContext(ctx).Info("sync failed; retrying with backoff", "error", syncErr.Error())
@@ -201,8 +203,12 @@ func (r *Reconciler) remove(ctx context.Context, cr *leashv1.CredentialsRequest)
 		return ctrl.Result{}, nil
 	}
 	if err := r.Provisioner.Remove(ctx, cr); err != nil {
+		before := cr.Status.DeepCopy()
 		setDeprovisionFailure(cr, err, metav1.NewTime(r.Now()))
-		if uerr := r.Client.Status().Update(ctx, cr); uerr != nil && !apierrors.IsConflict(uerr) && !apierrors.IsNotFound(uerr) {
+		uerr := r.Client.Status().Update(ctx, cr)
+		if uerr == nil {
+			r.Provisioner.warnIfTurnedFailing(cr, before)
+		} else if !apierrors.IsConflict(uerr) && !apierrors.IsNotFound(uerr) {
 			log.FromContext(ctx).Error(uerr, "recording the deprovision failure")
 		}
 		return ctrl.Result{}, err

@@ -19,6 +19,33 @@ var reportedConditions = []leashv1.CredentialsRequestConditionType{
 	leashv1.Ignored,
 }
 
+// failureConditions are the conditions that say a request is failing; each
+// one's turn to True is a Warning Event. Ignored is not among them: a request
+// for another cloud is not a failure.
+var failureConditions = []leashv1.CredentialsRequestConditionType{
+	leashv1.InsufficientCloudCredentials,
+	leashv1.MissingTargetNamespace,
+	leashv1.CredentialsProvisionFailure,
+	leashv1.CredentialsDeprovisionFailure,
+}
+
+// turnedFailing is the failure condition that is True in after and was not
+// in before: nil when none turned, including when one stays True across
+// syncs, so that a request failing for an hour is one Warning, not one per
+// resync.
+func turnedFailing(before, after *leashv1.CredentialsRequestStatus) *leashv1.CredentialsRequestCondition {
+	for _, t := range failureConditions {
+		c := findCondition(after, t)
+		if c == nil || c.Status != corev1.ConditionTrue {
+			continue
+		}
+		if was := findCondition(before, t); was == nil || was.Status != corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
 // applyOutcome writes a sync's outcome into the request's status.
 func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now metav1.Time) {
 	st := &cr.Status

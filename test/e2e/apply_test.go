@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"leash.dev/leash/operator"
 )
 
 // applyRun runs `leash apply` with args and returns its output and exit
@@ -66,6 +68,10 @@ func TestApplyExamples(t *testing.T) {
 		"ack-system/ack-s3-controller":             "ack-system/ack-s3-controller-credentials",
 		"ack-system/ack-rds-controller":            "ack-system/ack-rds-controller-credentials",
 		"ack-system/ack-iam-controller":            "ack-system/ack-iam-controller-credentials",
+		"ack-system/worker-run-tags":               "ack-system/worker-run-tags-credentials",
+	}
+	if n := countRequests(t, filepath.Join("..", "..", "examples")); n != len(requests) {
+		t.Fatalf("examples/ holds %d CredentialsRequests, the test checks %d: add the new one", n, len(requests))
 	}
 	principals := map[string]string{}
 	for req := range requests {
@@ -99,12 +105,15 @@ func TestApplyExamples(t *testing.T) {
 			t.Errorf("%s: key acts as %s, the table says %s", req, got, principals[req])
 		}
 	}
-	// The cloud controller manager's user may describe instances and may
-	// not create users.
-	ccm := readSecret(t, filepath.Join(data, "secrets", "kube-system", "cloud-controller-manager-credentials.yaml"))
-	ccmIAM := local.iam(string(ccm.Data["aws_access_key_id"]), string(ccm.Data["aws_secret_access_key"]))
-	if _, err := ccmIAM.CreateUser(context.Background(), &iam.CreateUserInput{UserName: aws.String("x")}); apiCode(err) != "AccessDenied" {
-		t.Errorf("the CCM's key may create users: %v", err)
+	// The cloud controller manager's and the tag writer's users may not
+	// create users: neither asked for it.
+	for _, ref := range []string{"kube-system/cloud-controller-manager-credentials", "ack-system/worker-run-tags-credentials"} {
+		ns, name, _ := strings.Cut(ref, "/")
+		s := readSecret(t, filepath.Join(data, "secrets", ns, name+".yaml"))
+		c := local.iam(string(s.Data["aws_access_key_id"]), string(s.Data["aws_secret_access_key"]))
+		if _, err := c.CreateUser(context.Background(), &iam.CreateUserInput{UserName: aws.String("x")}); apiCode(err) != "AccessDenied" {
+			t.Errorf("the key of %s may create users: %v", ref, err)
+		}
 	}
 	local.stop(t, syscall.SIGTERM)
 
@@ -159,6 +168,16 @@ spec:
 	if len(users.Users) != 0 {
 		t.Errorf("an invalid request created %d IAM users", len(users.Users))
 	}
+}
+
+// countRequests counts the CredentialsRequest manifests under dir.
+func countRequests(t *testing.T, dir string) int {
+	t.Helper()
+	requests, err := operator.ReadRequests(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(requests)
 }
 
 func lineWith(out, prefix string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -203,11 +204,14 @@ func TestMint(t *testing.T) {
 }
 
 // TestMintRefusesBadRequests pins that an invalid request reports the entry
-// at fault and creates nothing in IAM.
+// at fault, creates nothing in IAM, and raises one Warning Event.
 func TestMintRefusesBadRequests(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	cl.namespace(t, "apps")
-	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{}))
+	reg := prometheus.NewRegistry()
+	o := cl.operatorOptions(operator.Config{})
+	o.Registry = reg
+	_, _ = cl.runOperator(t, o)
 	long := strings.Repeat(`"ec2:DescribeInstanceAttributeWithAVeryLongNameIndeed", `, 120)
 	tests := []struct {
 		name, entries, want string
@@ -232,6 +236,45 @@ func TestMintRefusesBadRequests(t *testing.T) {
 	}
 	if users := cl.users(t, "/leash/"); len(users) != 0 {
 		t.Errorf("invalid requests created IAM users %v", users)
+	}
+
+	// Each request's turn to failing is one Warning Event: the operator
+	// syncs a failing request again every Recheck (2 s here), and those
+	// resyncs, which find it still failing, add none.
+	reconciles := func() float64 {
+		var n float64
+		for k, v := range gatherMetrics(t, reg) {
+			if strings.HasPrefix(k, "leash_reconcile_duration_seconds_count{") {
+				n += v
+			}
+		}
+		return n
+	}
+	seen := reconciles()
+	waitFor(t, 30*time.Second, "two more syncs of each failing request", func() (bool, string) {
+		n := reconciles()
+		return n >= seen+2*float64(len(tests)), fmt.Sprintf("%v syncs, %v before", n, seen)
+	})
+	warnings := map[string][]corev1.Event{}
+	waitFor(t, 10*time.Second, "a Warning Event for each failing request", func() (bool, string) {
+		var events corev1.EventList
+		if err := cl.c.List(context.Background(), &events, client.InNamespace("apps")); err != nil {
+			return false, err.Error()
+		}
+		warnings = map[string][]corev1.Event{}
+		for _, e := range events.Items {
+			if e.Type == corev1.EventTypeWarning {
+				warnings[e.InvolvedObject.Name] = append(warnings[e.InvolvedObject.Name], e)
+			}
+		}
+		return len(warnings) == len(tests), fmt.Sprintf("Warnings for %d of %d requests", len(warnings), len(tests))
+	})
+	for _, tt := range tests {
+		w := warnings[tt.name]
+		// The event recorder folds repeats into one Event with a count.
+		if len(w) != 1 || w[0].Count != 1 || w[0].Reason != "InvalidRequest" || !strings.Contains(w[0].Message, tt.want) {
+			t.Errorf("%s: Warning Events %+v, want exactly one, reason InvalidRequest, count 1, message with %q", tt.name, w, tt.want)
+		}
 	}
 }
 
