@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 )
 
@@ -393,20 +392,11 @@ func TestCheckLivePrincipal(t *testing.T) {
 		}
 	})
 	creds := l.AdminCredentialsPath()
-	data, err := os.ReadFile(creds)
+	key, err := iamclient.KeyFromFile(creds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := credfile.Parse(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, secret, _, ok := file.StaticKey("default")
-	if !ok {
-		t.Fatalf("%s holds no key", creds)
-	}
-	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL),
-		Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")})
+	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
 	account := l.AccountID()
 
 	// A user whose inline policy lets it write policies on itself and read

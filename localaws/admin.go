@@ -1,14 +1,13 @@
 package localaws
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws/internal/store"
 )
 
@@ -28,9 +27,9 @@ func (s *Server) AdminCredentialsPath() string {
 // not in the store (a crash between the two) is replaced.
 func (s *Server) bootstrapAdmin(ctx context.Context) error {
 	path := s.AdminCredentialsPath()
-	if id, err := credentialsKeyID(path); err == nil {
+	if key, err := iamclient.KeyFromFile(path); err == nil {
 		known := s.store.View(ctx, func(tx *store.Tx) error {
-			_, err := tx.LookupCredential(id)
+			_, err := tx.LookupCredential(key.ID)
 			return err
 		})
 		if known == nil {
@@ -94,24 +93,4 @@ func writeCredentials(path, id, secret string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// credentialsKeyID reads the access key ID of a credentials file.
-func credentialsKeyID(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if ok && strings.TrimSpace(k) == "aws_access_key_id" {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("%s has no aws_access_key_id", path)
 }
