@@ -330,11 +330,8 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 			if err != nil {
 				return iamError(err)
 			}
-			partition := "aws"
-			if parts := strings.SplitN(id.ARN, ":", 3); len(parts) == 3 {
-				partition = parts[1]
-			}
-			arn = "arn:" + partition + ":iam::" + id.Account + ":role/" + name
+			caller, _ := policy.ParseARN(id.ARN)
+			arn = policy.ARN{Partition: caller.Partition, Service: "iam", Account: id.Account, Resource: "role/" + name}.String()
 		}
 	}
 	if !o.principalGiven {

@@ -85,7 +85,8 @@ func principalPolicies(ctx context.Context, c *iamclient.Client, principal strin
 func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []analyze.Question) ([]analyze.Gap, error) {
 	source := principal
 	if kind, name, ok := iamclient.PrincipalName(principal); ok && kind == "role" && strings.Contains(principal, ":assumed-role/") {
-		source = fmt.Sprintf("arn:%s:iam::%s:role/%s", partition(principal), accountOf(principal), name)
+		a, _ := policy.ParseARN(principal)
+		source = policy.ARN{Partition: a.Partition, Service: "iam", Account: a.Account, Resource: "role/" + name}.String()
 	}
 	var denials []analyze.Gap
 	for _, q := range qs {
@@ -99,14 +100,6 @@ func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []
 		}
 	}
 	return denials, nil
-}
-
-func accountOf(arn string) string {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) < 5 {
-		return ""
-	}
-	return parts[4]
 }
 
 // denialsMessage lists the denials for a condition's message, the first

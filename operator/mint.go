@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,11 +41,10 @@ func (p *Provisioner) userFor(cr *leashv1.CredentialsRequest, root iamclient.Ide
 
 // partition is the ARN partition (aws, aws-cn, aws-us-gov) of an ARN.
 func partition(arn string) string {
-	parts := strings.SplitN(arn, ":", 3)
-	if len(parts) < 3 || parts[1] == "" {
-		return "aws"
+	if a, ok := policy.ParseARN(arn); ok && a.Partition != "" {
+		return a.Partition
 	}
-	return parts[1]
+	return "aws"
 }
 
 // mint keeps an IAM user, its policy and one working key in step with the
