@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/atomicfile"
 	"leash.dev/leash/localaws/internal/store"
 )
 
@@ -70,26 +72,7 @@ func (s *Server) bootstrapAdmin(ctx context.Context) error {
 // writeCredentials writes a shared-credentials file with mode 0600,
 // atomically.
 func writeCredentials(path, id, secret string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".admin-credentials-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = fmt.Fprintf(tmp, "[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", id, secret)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(credfile.Static(id, secret, "")), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

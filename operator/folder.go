@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/atomicfile"
 )
 
 // ReadRequests reads every CredentialsRequest in the YAML files (*.yaml,
@@ -143,19 +144,7 @@ func (f FolderCluster) WriteSecret(_ context.Context, s *corev1.Secret) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // DeleteSecret implements Cluster.
