@@ -37,11 +37,15 @@ const (
 )
 
 // Tag adds tags to the entity of kind k named by id, replacing the values
-// of keys it has (compared without case), and returns its tags. The result
-// must keep IAM's rules (Tags.check): 50 tags at most, unique keys, the
-// lengths and character sets.
+// of keys it has (compared without case), and returns its tags. The request
+// and the result must keep IAM's rules (Tags.check): a key twice in one
+// request is refused rather than merged, and the entity keeps 50 tags at
+// most.
 func (tx *Tx) Tag(k Tagged, id string, tags Tags) (Tags, error) {
 	return tx.retag(k, id, func(ts Tags) (Tags, error) {
+		if err := tags.check(); err != nil {
+			return nil, err
+		}
 		merged := ts.merged(tags)
 		return merged, merged.check()
 	})
