@@ -283,11 +283,12 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	if o.role != "" {
 		flag, name = "--role", o.role
 	}
+	kind := strings.TrimPrefix(flag, "--")
 	arn := ""
 	if strings.HasPrefix(name, "arn:") {
-		kind, short, ok := iamclient.PrincipalName(name)
-		if !ok || kind != strings.TrimPrefix(flag, "--") {
-			return &inputError{fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, strings.TrimPrefix(flag, "--"), strings.TrimPrefix(flag, "--"))}
+		got, short, ok := iamclient.PrincipalName(name)
+		if !ok || got != kind {
+			return &inputError{fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, kind, kind)}
 		}
 		arn, name = name, short
 	}
@@ -302,56 +303,46 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: region, Credentials: creds, MaxAttempts: 3})
 	iamError := func(err error) error {
 		if iamclient.IsNotFound(err) {
-			return &inputError{fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, strings.TrimPrefix(flag, "--"), err)}
+			return &inputError{fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
 		}
 		return &inputError{fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
 	}
-	var pp iamclient.PrincipalPolicies
-	if o.user != "" {
-		if pp, err = client.UserPolicies(ctx, name); err != nil {
+	pp, err := client.LoadPolicies(ctx, kind, name)
+	if err != nil {
+		if errors.As(err, new(*iamclient.PolicyParseError)) {
+			return &inputError{fmt.Sprintf("%s %s: %v", flag, name, err)}
+		}
+		return iamError(err)
+	}
+	switch {
+	case arn != "":
+	case kind == "user":
+		u, err := client.GetUser(ctx, name)
+		if err != nil {
 			return iamError(err)
 		}
-		if arn == "" {
-			u, err := client.GetUser(ctx, name)
-			if err != nil {
-				return iamError(err)
-			}
-			arn = u.ARN
-		}
-	} else {
-		if pp, err = client.RolePolicies(ctx, name); err != nil {
+		arn = u.ARN
+	default:
+		// IAM's GetRole has the ARN, but iamclient reads it only for
+		// the policies; build it from the caller's account. A role
+		// with a path needs its ARN given.
+		id, err := client.CallerIdentity(ctx)
+		if err != nil {
 			return iamError(err)
 		}
-		if arn == "" {
-			// IAM's GetRole has the ARN, but iamclient reads it only for
-			// the policies; build it from the caller's account. A role
-			// with a path needs its ARN given.
-			id, err := client.CallerIdentity(ctx)
-			if err != nil {
-				return iamError(err)
-			}
-			caller, _ := policy.ParseARN(id.ARN)
-			arn = policy.ARN{Partition: caller.Partition, Service: "iam", Account: id.Account, Resource: "role/" + name}.String()
-		}
+		caller, _ := policy.ParseARN(id.ARN)
+		arn = policy.ARN{Partition: caller.Partition, Service: "iam", Account: id.Account, Resource: "role/" + name}.String()
 	}
 	if !o.principalGiven {
 		in.principal = arn
 	}
-	for _, d := range pp.Identity {
-		doc, err := policy.Parse([]byte(d.Document), policy.Identity)
-		if err != nil {
-			return &inputError{fmt.Sprintf("%s %s: policy %s: %v", flag, name, d.Name, err)}
-		}
-		in.identity = append(in.identity, policy.Named{Name: d.Name, Document: doc})
-		in.sources[d.Name] = iamSource(d.Name, arn)
+	in.identity = append(in.identity, pp.Identity...)
+	for _, n := range pp.Identity {
+		in.sources[n.Name] = iamSource(n.Name, arn)
 	}
-	if b := pp.Boundary; b != nil {
-		doc, err := policy.Parse([]byte(b.Document), policy.Boundary)
-		if err != nil {
-			return &inputError{fmt.Sprintf("%s %s: permissions boundary %s: %v", flag, name, b.Name, err)}
-		}
-		in.boundary = &policy.Named{Name: b.Name, Document: doc}
-		in.sources[b.Name] = iamSource(b.Name, arn)
+	if pp.Boundary != nil {
+		in.boundary = pp.Boundary
+		in.sources[pp.Boundary.Name] = iamSource(pp.Boundary.Name, arn)
 	}
 	return nil
 }
