@@ -15,6 +15,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -154,16 +155,16 @@ type checkInput struct {
 
 func runCheck(ctx context.Context, o checkOptions) error {
 	if o.output != "text" && o.output != "json" && o.output != "sarif" {
-		return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", o.output)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text, json or sarif", o.output)}
 	}
 	failOn, err := analyze.ParseSeverity(o.failOn)
 	if err != nil {
-		return &inputError{"--fail-on: " + err.Error()}
+		return &inputerr.Error{Msg: "--fail-on: " + err.Error()}
 	}
 	cat := catalog.Default()
 	for _, p := range o.only {
 		if len(cat.Expand(p)) == 0 {
-			return &inputError{"--only: " + noMatch(cat, p)}
+			return &inputerr.Error{Msg: "--only: " + noMatch(cat, p)}
 		}
 	}
 	var asserts []assertion
@@ -243,19 +244,19 @@ func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 	in := checkInput{sources: map[string]string{}}
 	if o.principalGiven {
 		if o.principal == "" {
-			return in, &inputError{"--principal: give the ARN of a user or role, such as arn:aws:iam::123456789012:role/ci"}
+			return in, &inputerr.Error{Msg: "--principal: give the ARN of a user or role, such as arn:aws:iam::123456789012:role/ci"}
 		}
 		in.principal = o.principal
 	}
 	if o.user != "" && o.role != "" {
-		return in, &inputError{"--user and --role: give one principal to read from IAM"}
+		return in, &inputerr.Error{Msg: "--user and --role: give one principal to read from IAM"}
 	}
 	if o.user == "" && o.role == "" {
 		if o.endpoint != "" || o.credentialsFile != "" {
-			return in, &inputError{"--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
+			return in, &inputerr.Error{Msg: "--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
 		}
 		if len(o.files) == 0 {
-			return in, &inputError{"give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
+			return in, &inputerr.Error{Msg: "give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
 		}
 	}
 	if len(o.files) > 0 {
@@ -288,7 +289,7 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	if strings.HasPrefix(name, "arn:") {
 		got, short, ok := iamclient.PrincipalName(name)
 		if !ok || got != kind {
-			return &inputError{fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, kind, kind)}
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, kind, kind)}
 		}
 		arn, name = name, short
 	}
@@ -303,14 +304,14 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: region, Credentials: creds, MaxAttempts: 3})
 	iamError := func(err error) error {
 		if iamclient.IsNotFound(err) {
-			return &inputError{fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
 		}
-		return &inputError{fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
+		return &inputerr.Error{Msg: fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
 	}
 	pp, err := client.LoadPolicies(ctx, kind, name)
 	if err != nil {
 		if errors.As(err, new(*iamclient.PolicyParseError)) {
-			return &inputError{fmt.Sprintf("%s %s: %v", flag, name, err)}
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: %v", flag, name, err)}
 		}
 		return iamError(err)
 	}
@@ -366,13 +367,13 @@ func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
 			err = pathErr.Err
 		}
 		if err != nil {
-			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
 		}
 		return key.Provider(), nil
 	}
 	key, ok := iamclient.KeyFromEnv(o.getenv)
 	if !ok {
-		return nil, &inputError{"--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
+		return nil, &inputerr.Error{Msg: "--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
 	}
 	return key.Provider(), nil
 }
@@ -390,11 +391,11 @@ type assertion struct {
 func parseAssertion(cat *catalog.Catalog, flag, spec string, allow bool) (assertion, error) {
 	action, resource, hasResource := strings.Cut(spec, "@")
 	if hasResource && resource == "" {
-		return assertion{}, &inputError{fmt.Sprintf("%s %q: nothing after @; give ACTION@RESOURCE, such as s3:GetObject@arn:aws:s3:::bucket/key, or leave out the @", flag, spec)}
+		return assertion{}, &inputerr.Error{Msg: fmt.Sprintf("%s %q: nothing after @; give ACTION@RESOURCE, such as s3:GetObject@arn:aws:s3:::bucket/key, or leave out the @", flag, spec)}
 	}
 	found := cat.Expand(action)
 	if len(found) == 0 {
-		return assertion{}, &inputError{fmt.Sprintf("%s %q: %s", flag, spec, noMatch(cat, action))}
+		return assertion{}, &inputerr.Error{Msg: fmt.Sprintf("%s %q: %s", flag, spec, noMatch(cat, action))}
 	}
 	a := assertion{flag: flag, spec: spec, allow: allow, resource: resource}
 	for _, f := range found {
@@ -416,7 +417,7 @@ func checkAssertions(in checkInput, principal string, asserts []assertion) ([]an
 	}
 	compiled, err := policy.Compile(set)
 	if err != nil {
-		return nil, &inputError{"the policies do not compile for the assertions: " + err.Error()}
+		return nil, &inputerr.Error{Msg: "the policies do not compile for the assertions: " + err.Error()}
 	}
 	// Without @RESOURCE, --must-deny also asks about the resources (and
 	// conditions) the Allow statements grant the action on.

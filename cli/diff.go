@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -47,7 +48,7 @@ input.`),
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return &inputError{fmt.Sprintf("--output %q: use text or json", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text or json", output)}
 			}
 			olds, err := loadPolicies(args[:len(args)-1])
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy/catalog"
 )
 
@@ -84,7 +85,7 @@ type expandedResourceType struct {
 
 func runExpand(stdout, stderr io.Writer, patterns, access []string, output string) error {
 	if output != "table" && output != "json" {
-		return &inputError{fmt.Sprintf("--output: must be \"table\" or \"json\", got %q", output)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--output: must be \"table\" or \"json\", got %q", output)}
 	}
 	levels, err := accessLevels(access)
 	if err != nil {
@@ -101,7 +102,7 @@ func runExpand(stdout, stderr io.Writer, patterns, access []string, output strin
 		actions = append(actions, found...)
 	}
 	if len(unknown) > 0 {
-		return &inputError{strings.Join(unknown, "\n")}
+		return &inputerr.Error{Msg: strings.Join(unknown, "\n")}
 	}
 	if len(patterns) > 1 {
 		// The order of Expand, over all patterns, each action once.
@@ -182,7 +183,7 @@ func accessLevels(values []string) ([]catalog.AccessLevel, error) {
 		norm := strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(v))
 		i := slices.IndexFunc(all, func(l catalog.AccessLevel) bool { return strings.EqualFold(string(l), norm) })
 		if i < 0 {
-			return nil, &inputError{fmt.Sprintf("--access %q: use List, Read, Write, \"Permissions management\" or Tagging", v)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("--access %q: use List, Read, Write, \"Permissions management\" or Tagging", v)}
 		}
 		out = append(out, all[i])
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/workload"
 )
 
@@ -46,10 +47,10 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			threshold, err := analyze.ParseSeverity(failOn)
 			if err != nil {
-				return &inputError{"--fail-on: " + err.Error()}
+				return &inputerr.Error{Msg: "--fail-on: " + err.Error()}
 			}
 			if output != "text" && output != "json" && output != "sarif" {
-				return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text, json or sarif", output)}
 			}
 			files, err := manifestFiles(args)
 			if err != nil {
@@ -57,7 +58,7 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			}
 			set, err := workload.Read(files...)
 			if err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			findings := workload.Check(set)
 			out := cmd.OutOrStdout()

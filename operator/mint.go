@@ -10,6 +10,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -269,7 +270,7 @@ func (p *Provisioner) rotateAfter(cr *leashv1.CredentialsRequest) (time.Duration
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, &InputError{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
+		return 0, &inputerr.Error{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
 			Msg: fmt.Sprintf("%q is not a duration; use Go's form such as 720h or 90m, or 0 to never rotate", v)}
 	}
 	return d, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -25,26 +26,17 @@ const (
 // errNotAWS marks a request whose providerSpec is for another cloud.
 var errNotAWS = errors.New("not an AWS request")
 
-// InputError is a request that can never be provisioned as written: the
-// message names the field and the fix. It is not retried.
-type InputError struct {
-	Field string
-	Msg   string
-}
-
-func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
-
 // awsSpec decodes spec.providerSpec; errNotAWS when it is another cloud's.
 func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	raw := cr.Spec.ProviderSpec
 	if raw == nil || len(raw.Raw) == 0 {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
 	}
 	var head struct {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(raw.Raw, &head); err != nil {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
 	}
 	if head.Kind != "AWSProviderSpec" {
 		return nil, errNotAWS
@@ -53,7 +45,7 @@ func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	dec := json.NewDecoder(strings.NewReader(string(raw.Raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
 	}
 	return &spec, nil
 }
@@ -77,7 +69,7 @@ type policyStatement struct {
 // 0, is the largest size IAM would accept for it.
 func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
 	}
 	doc := policyDocument{Version: policy.Version2012}
@@ -87,14 +79,14 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	doc.Statement = append(doc.Statement, extra...)
 	data, err := json.Marshal(doc)
 	if err != nil {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
 	parsed, err := policy.Parse(data, policy.Identity)
 	if err != nil {
 		return "", nil, entryError(err)
 	}
 	if limit > 0 && parsed.Size > limit {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
 			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a managed policy; merge statements or use wildcards such as ec2:Describe*",
 				parsed.Size, limit)}
 	}
@@ -108,11 +100,11 @@ var statementPath = regexp.MustCompile(`^Statement\[(\d+)\]`)
 func entryError(err error) error {
 	var pe *policy.ParseError
 	if !errors.As(err, &pe) {
-		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
 	m := statementPath.FindStringSubmatch(pe.Path)
 	if m == nil {
-		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
+		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
 	}
 	i, _ := strconv.Atoi(m[1])
 	rest := strings.TrimPrefix(pe.Path, m[0])
@@ -123,7 +115,7 @@ func entryError(err error) error {
 		}
 	}
 	rest = strings.Replace(rest, ".Condition", ".policyCondition", 1)
-	return &InputError{Field: fmt.Sprintf("spec.providerSpec.statementEntries[%d]%s", i, rest), Msg: pe.Msg}
+	return &inputerr.Error{Field: fmt.Sprintf("spec.providerSpec.statementEntries[%d]%s", i, rest), Msg: pe.Msg}
 }
 
 // userName is the IAM user minted for a request: the cluster name and the
