@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy/catalog"
 )
@@ -97,7 +98,7 @@ func runExpand(stdout, stderr io.Writer, patterns, access []string, output strin
 	for _, p := range patterns {
 		found := c.Expand(p)
 		if len(found) == 0 {
-			unknown = append(unknown, noMatch(c, p))
+			unknown = append(unknown, analyze.NoMatch(c, p))
 		}
 		actions = append(actions, found...)
 	}
@@ -149,29 +150,6 @@ func runExpand(stdout, stderr io.Writer, patterns, access []string, output strin
 	}
 	fmt.Fprintf(stderr, "%d %s (%s %s)\n", len(actions), noun, catalog.DataSet, catalog.DataVersion)
 	return nil
-}
-
-// noMatch says that a pattern matches nothing and what might have been meant.
-func noMatch(c *catalog.Catalog, pattern string) string {
-	if pattern == "" {
-		return "an empty pattern matches no action; give one such as 'ec2:Describe*'"
-	}
-	msg := fmt.Sprintf("no action matches %q", pattern)
-	if s := c.Suggest(pattern); len(s) > 0 {
-		alternatives := s[0]
-		if len(s) > 1 {
-			alternatives = strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-		}
-		return msg + "; did you mean " + alternatives + "?"
-	}
-	prefix, _, hasColon := strings.Cut(pattern, ":")
-	if _, known := c.Service(prefix); known {
-		return msg + fmt.Sprintf("; see leash expand '%s:*' for the service's actions", strings.ToLower(prefix))
-	}
-	if !hasColon {
-		return msg + "; an action is named service:Action, such as ec2:DescribeInstances"
-	}
-	return msg + fmt.Sprintf("; no service has the prefix %q", prefix)
 }
 
 // accessLevels reads --access values, case-insensitively and with - or _ for

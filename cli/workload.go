@@ -62,14 +62,14 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			}
 			findings := workload.Check(set)
 			out := cmd.OutOrStdout()
-			sum := summarize(findings, threshold, len(set.Pods))
+			sum := analyze.Summarize(findings, threshold, len(set.Pods))
 			switch output {
 			case "json":
-				err = writeCheckJSON(out, findings, sum)
+				err = analyze.WriteJSON(out, findings, sum)
 			case "sarif":
-				err = writeSARIF(out, findings, nil)
+				err = analyze.WriteSARIF(out, findings, nil)
 			default:
-				err = writeCheckText(out, findings, sum, "pod", "pods")
+				err = analyze.WriteText(out, findings, sum, "pod", "pods")
 			}
 			if err != nil {
 				return err
