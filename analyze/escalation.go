@@ -401,22 +401,22 @@ type escAnalyzer struct {
 func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 	a := &escAnalyzer{set: set, principal: principal, partition: "aws", account: "123456789012",
 		cands: map[resourceKind][]*candidate{}}
-	if parts := strings.SplitN(principal, ":", 6); len(parts) == 6 && parts[0] == "arn" {
-		a.partition = parts[1]
-		if parts[4] != "" {
-			a.account = parts[4]
+	if p, ok := policy.ParseARN(principal); ok {
+		a.partition = p.Partition
+		if p.Account != "" {
+			a.account = p.Account
 		}
-		res := parts[5]
+		res := p.Resource
 		switch {
-		case parts[2] == "iam" && strings.HasPrefix(res, "role/"):
+		case p.Service == "iam" && strings.HasPrefix(res, "role/"):
 			a.self, a.selfKind = principal, resRole
-		case parts[2] == "iam" && strings.HasPrefix(res, "user/"):
+		case p.Service == "iam" && strings.HasPrefix(res, "user/"):
 			a.self, a.selfKind = principal, resUser
-		case parts[2] == "sts" && strings.HasPrefix(res, "assumed-role/"):
+		case p.Service == "sts" && strings.HasPrefix(res, "assumed-role/"):
 			// A role session widens its role; the role's path is not in
 			// the session ARN, so this is the role's ARN without a path.
 			if role, _, ok := strings.Cut(res[len("assumed-role/"):], "/"); ok {
-				a.self, a.selfKind = "arn:"+parts[1]+":iam::"+parts[4]+":role/"+role, resRole
+				a.self, a.selfKind = policy.ARN{Partition: p.Partition, Service: "iam", Account: p.Account, Resource: "role/" + role}.String(), resRole
 			}
 		}
 	}
@@ -558,9 +558,16 @@ func (a *escAnalyzer) instantiate(k resourceKind, pattern string, ctx *policy.Co
 	if pattern == "*" {
 		return "", false, false // the representative ARN stands for it
 	}
-	parts := strings.SplitN(pattern, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" {
+	p, ok := policy.ParseARN(pattern)
+	if !ok {
 		return "", false, false
+	}
+	// A variable may stand for the account (${aws:PrincipalAccount}) as
+	// well as in the resource.
+	for _, part := range []*string{&p.Partition, &p.Region, &p.Account} {
+		if *part, ok = substituteVariables(*part, ctx); !ok {
+			return "", false, false
+		}
 	}
 	region := ""
 	if k.region {
@@ -572,11 +579,11 @@ func (a *escAnalyzer) instantiate(k resourceKind, pattern string, ctx *policy.Co
 		}
 		return strings.NewReplacer("*", "", "?", "x").Replace(p)
 	}
-	service := parts[2]
+	service := p.Service
 	if !strings.ContainsAny(service, "*?") && !strings.EqualFold(service, k.service) {
 		return "", false, false
 	}
-	res, ok := substituteVariables(parts[5], ctx)
+	res, ok := substituteVariables(p.Resource, ctx)
 	if !ok {
 		return "", false, false
 	}
@@ -596,8 +603,8 @@ func (a *escAnalyzer) instantiate(k resourceKind, pattern string, ctx *policy.Co
 		return "", false, false
 	}
 	name := strings.NewReplacer("*", escFiller, "?", "x").Replace(rest)
-	arn = "arn:" + fillPart(parts[1], a.partition) + ":" + fillPart(service, k.service) + ":" +
-		fillPart(parts[3], region) + ":" + fillPart(parts[4], a.account) + ":" + k.prefix + name
+	arn = "arn:" + fillPart(p.Partition, a.partition) + ":" + fillPart(service, k.service) + ":" +
+		fillPart(p.Region, region) + ":" + fillPart(p.Account, a.account) + ":" + k.prefix + name
 	return arn, rest != "" && strings.Trim(rest, "*") == "", true
 }
 

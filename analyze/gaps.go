@@ -177,14 +177,11 @@ func ContextText(ctx map[string][]string) string {
 // principal's own account (a grant cannot reach other accounts by itself),
 // not for a cross-account request that would need a resource policy.
 func resourceAccount(resource, principal string) string {
-	parts := strings.SplitN(resource, ":", 6)
-	if len(parts) == 6 && parts[4] != "" && !strings.ContainsAny(parts[4], "*?$") {
-		return parts[4]
+	if r, ok := policy.ParseARN(resource); ok && r.Account != "" && !strings.ContainsAny(r.Account, "*?$") {
+		return r.Account
 	}
-	if p := strings.SplitN(principal, ":", 6); len(p) == 6 {
-		return p[4]
-	}
-	return ""
+	p, _ := policy.ParseARN(principal)
+	return p.Account
 }
 
 func matchesAny(patterns []string, action string) bool {

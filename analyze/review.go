@@ -82,6 +82,15 @@ func Review(policies []policy.Named, principal string, cat *catalog.Catalog) []F
 	return out
 }
 
+// ReviewBoundary reviews a permissions boundary. A boundary grants
+// nothing, so only the document itself is checked (names AWS does not know,
+// elements that never match); grants wider than a workload needs and
+// escalation paths are about what the principal's own policies allow, which
+// the boundary only caps.
+func ReviewBoundary(b policy.Named, cat *catalog.Catalog) []Finding {
+	return Validate(b.Document, b.Name, cat)
+}
+
 // SortFindings orders findings by severity, highest first, then by policy,
 // path (numbers in brackets compared as numbers), ID and message.
 func SortFindings(fs []Finding) {

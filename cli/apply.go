@@ -14,6 +14,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/operator"
 )
@@ -55,7 +56,7 @@ never printed. Exit status: 0 when every request is ready, 1 when one is not,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
-				return &inputError{"-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
+				return &inputerr.Error{Msg: "-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
 			}
 			cfg.Mode = leashv1.CredentialsMode(mode)
 			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
@@ -81,11 +82,6 @@ type applyOptions struct {
 	cfg                              operator.Config
 }
 
-// inputError is bad input found by the CLI itself.
-type inputError struct{ msg string }
-
-func (e *inputError) Error() string { return e.msg }
-
 // errNotReady is apply's "no": some request is not ready.
 var errNotReady = errors.New("not every request is ready")
 
@@ -95,7 +91,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		return err
 	}
 	if err := o.cfg.Validate(); err != nil {
-		return &inputError{err.Error()}
+		return &inputerr.Error{Msg: err.Error()}
 	}
 	if o.target == "" {
 		o.target = "local"
@@ -122,7 +118,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	case "aws":
 		key, ok := iamclient.KeyFromEnv(os.Getenv)
 		if !ok {
-			return &inputError{"--target aws needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment (the root credentials to mint with)"}
+			return &inputerr.Error{Msg: "--target aws needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment (the root credentials to mint with)"}
 		}
 		if o.out == "" {
 			o.out = "secrets"
@@ -130,7 +126,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		iamCfg.Region = os.Getenv("AWS_REGION")
 		root = operator.StaticRoot{Key: key, Source: "the AWS_ACCESS_KEY_ID environment"}
 	default:
-		return &inputError{fmt.Sprintf("--target %q: use local or aws", o.target)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--target %q: use local or aws", o.target)}
 	}
 	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
 		c := iamCfg
@@ -139,7 +135,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	}
 	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out}, eventPrinter{stderr})
 	if err != nil {
-		return &inputError{err.Error()}
+		return &inputerr.Error{Msg: err.Error()}
 	}
 	applied := operator.Apply(ctx, prov, requests)
 	if err := operator.WriteTable(stdout, applied); err != nil {

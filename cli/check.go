@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -154,28 +154,28 @@ type checkInput struct {
 
 func runCheck(ctx context.Context, o checkOptions) error {
 	if o.output != "text" && o.output != "json" && o.output != "sarif" {
-		return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", o.output)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text, json or sarif", o.output)}
 	}
 	failOn, err := analyze.ParseSeverity(o.failOn)
 	if err != nil {
-		return &inputError{"--fail-on: " + err.Error()}
+		return &inputerr.Error{Msg: "--fail-on: " + err.Error()}
 	}
 	cat := catalog.Default()
 	for _, p := range o.only {
 		if len(cat.Expand(p)) == 0 {
-			return &inputError{"--only: " + noMatch(cat, p)}
+			return &inputerr.Error{Msg: "--only: " + analyze.NoMatch(cat, p)}
 		}
 	}
-	var asserts []assertion
+	var asserts []analyze.Assertion
 	for _, spec := range o.mustAllow {
-		a, err := parseAssertion(cat, "--must-allow", spec, true)
+		a, err := analyze.ParseAssertion(cat, "--must-allow", spec, true)
 		if err != nil {
 			return err
 		}
 		asserts = append(asserts, a)
 	}
 	for _, spec := range o.mustDeny {
-		a, err := parseAssertion(cat, "--must-deny", spec, false)
+		a, err := analyze.ParseAssertion(cat, "--must-deny", spec, false)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func runCheck(ctx context.Context, o checkOptions) error {
 
 	findings := analyze.Review(in.identity, in.principal, cat)
 	if in.boundary != nil {
-		findings = append(findings, reviewBoundary(*in.boundary, cat)...)
+		findings = append(findings, analyze.ReviewBoundary(*in.boundary, cat)...)
 	}
 	if len(o.only) > 0 {
 		findings = append(findings, analyze.Only(in.identity, o.only, cat)...)
@@ -198,7 +198,7 @@ func runCheck(ctx context.Context, o checkOptions) error {
 		if principal == "" {
 			principal = o.principal
 		}
-		af, err := checkAssertions(in, principal, asserts)
+		af, err := analyze.CheckAssertions(in.identity, in.boundary, principal, asserts, cat)
 		if err != nil {
 			return err
 		}
@@ -210,14 +210,14 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	if in.boundary != nil {
 		policies++
 	}
-	sum := summarize(findings, failOn, policies)
+	sum := analyze.Summarize(findings, failOn, policies)
 	switch o.output {
 	case "json":
-		err = writeCheckJSON(o.stdout, findings, sum)
+		err = analyze.WriteJSON(o.stdout, findings, sum)
 	case "sarif":
-		err = writeSARIF(o.stdout, findings, in.sources)
+		err = analyze.WriteSARIF(o.stdout, findings, in.sources)
 	default:
-		err = writeCheckText(o.stdout, findings, sum, "policy", "policies")
+		err = analyze.WriteText(o.stdout, findings, sum, "policy", "policies")
 	}
 	if err != nil {
 		return err
@@ -228,34 +228,25 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	return nil
 }
 
-// reviewBoundary reviews a permissions boundary. A boundary grants
-// nothing, so only the document itself is checked (names AWS does not know,
-// elements that never match); grants wider than a workload needs and
-// escalation paths are about what the principal's own policies allow, which
-// the boundary only caps.
-func reviewBoundary(b policy.Named, cat *catalog.Catalog) []analyze.Finding {
-	return analyze.Validate(b.Document, b.Name, cat)
-}
-
 // loadCheckInput reads the files and, with --user or --role, the
 // principal's policies from IAM.
 func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 	in := checkInput{sources: map[string]string{}}
 	if o.principalGiven {
 		if o.principal == "" {
-			return in, &inputError{"--principal: give the ARN of a user or role, such as arn:aws:iam::123456789012:role/ci"}
+			return in, &inputerr.Error{Msg: "--principal: give the ARN of a user or role, such as arn:aws:iam::123456789012:role/ci"}
 		}
 		in.principal = o.principal
 	}
 	if o.user != "" && o.role != "" {
-		return in, &inputError{"--user and --role: give one principal to read from IAM"}
+		return in, &inputerr.Error{Msg: "--user and --role: give one principal to read from IAM"}
 	}
 	if o.user == "" && o.role == "" {
 		if o.endpoint != "" || o.credentialsFile != "" {
-			return in, &inputError{"--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
+			return in, &inputerr.Error{Msg: "--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
 		}
 		if len(o.files) == 0 {
-			return in, &inputError{"give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
+			return in, &inputerr.Error{Msg: "give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
 		}
 	}
 	if len(o.files) > 0 {
@@ -283,11 +274,12 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	if o.role != "" {
 		flag, name = "--role", o.role
 	}
+	kind := strings.TrimPrefix(flag, "--")
 	arn := ""
 	if strings.HasPrefix(name, "arn:") {
-		kind, short, ok := iamclient.PrincipalName(name)
-		if !ok || kind != strings.TrimPrefix(flag, "--") {
-			return &inputError{fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, strings.TrimPrefix(flag, "--"), strings.TrimPrefix(flag, "--"))}
+		got, short, ok := iamclient.PrincipalName(name)
+		if !ok || got != kind {
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: not an IAM %s ARN; give a name or arn:aws:iam::ACCOUNT:%s/NAME", flag, name, kind, kind)}
 		}
 		arn, name = name, short
 	}
@@ -302,59 +294,46 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: region, Credentials: creds, MaxAttempts: 3})
 	iamError := func(err error) error {
 		if iamclient.IsNotFound(err) {
-			return &inputError{fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, strings.TrimPrefix(flag, "--"), err)}
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
 		}
-		return &inputError{fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
+		return &inputerr.Error{Msg: fmt.Sprintf("%s %s: reading its policies from IAM: %v", flag, name, err)}
 	}
-	var pp iamclient.PrincipalPolicies
-	if o.user != "" {
-		if pp, err = client.UserPolicies(ctx, name); err != nil {
+	pp, err := client.LoadPolicies(ctx, kind, name)
+	if err != nil {
+		if errors.As(err, new(*iamclient.PolicyParseError)) {
+			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: %v", flag, name, err)}
+		}
+		return iamError(err)
+	}
+	switch {
+	case arn != "":
+	case kind == "user":
+		u, err := client.GetUser(ctx, name)
+		if err != nil {
 			return iamError(err)
 		}
-		if arn == "" {
-			u, err := client.GetUser(ctx, name)
-			if err != nil {
-				return iamError(err)
-			}
-			arn = u.ARN
-		}
-	} else {
-		if pp, err = client.RolePolicies(ctx, name); err != nil {
+		arn = u.ARN
+	default:
+		// IAM's GetRole has the ARN, but iamclient reads it only for
+		// the policies; build it from the caller's account. A role
+		// with a path needs its ARN given.
+		id, err := client.CallerIdentity(ctx)
+		if err != nil {
 			return iamError(err)
 		}
-		if arn == "" {
-			// IAM's GetRole has the ARN, but iamclient reads it only for
-			// the policies; build it from the caller's account. A role
-			// with a path needs its ARN given.
-			id, err := client.CallerIdentity(ctx)
-			if err != nil {
-				return iamError(err)
-			}
-			partition := "aws"
-			if parts := strings.SplitN(id.ARN, ":", 3); len(parts) == 3 {
-				partition = parts[1]
-			}
-			arn = "arn:" + partition + ":iam::" + id.Account + ":role/" + name
-		}
+		caller, _ := policy.ParseARN(id.ARN)
+		arn = policy.ARN{Partition: caller.Partition, Service: "iam", Account: id.Account, Resource: "role/" + name}.String()
 	}
 	if !o.principalGiven {
 		in.principal = arn
 	}
-	for _, d := range pp.Identity {
-		doc, err := policy.Parse([]byte(d.Document), policy.Identity)
-		if err != nil {
-			return &inputError{fmt.Sprintf("%s %s: policy %s: %v", flag, name, d.Name, err)}
-		}
-		in.identity = append(in.identity, policy.Named{Name: d.Name, Document: doc})
-		in.sources[d.Name] = iamSource(d.Name, arn)
+	in.identity = append(in.identity, pp.Identity...)
+	for _, n := range pp.Identity {
+		in.sources[n.Name] = iamSource(n.Name, arn)
 	}
-	if b := pp.Boundary; b != nil {
-		doc, err := policy.Parse([]byte(b.Document), policy.Boundary)
-		if err != nil {
-			return &inputError{fmt.Sprintf("%s %s: permissions boundary %s: %v", flag, name, b.Name, err)}
-		}
-		in.boundary = &policy.Named{Name: b.Name, Document: doc}
-		in.sources[b.Name] = iamSource(b.Name, arn)
+	if pp.Boundary != nil {
+		in.boundary = pp.Boundary
+		in.sources[pp.Boundary.Name] = iamSource(pp.Boundary.Name, arn)
 	}
 	return nil
 }
@@ -378,286 +357,13 @@ func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
 			err = pathErr.Err
 		}
 		if err != nil {
-			return nil, &inputError{fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
 		}
 		return key.Provider(), nil
 	}
 	key, ok := iamclient.KeyFromEnv(o.getenv)
 	if !ok {
-		return nil, &inputError{"--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
+		return nil, &inputerr.Error{Msg: "--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
 	}
 	return key.Provider(), nil
-}
-
-// assertion is one --must-allow or --must-deny.
-type assertion struct {
-	flag, spec string
-	allow      bool
-	actions    []string // the catalog actions the ACTION pattern matches
-	resource   string   // "" when not given
-}
-
-// parseAssertion reads ACTION[@RESOURCE]. Actions hold no @, so the first
-// one ends the action (an IAM user's name may hold one).
-func parseAssertion(cat *catalog.Catalog, flag, spec string, allow bool) (assertion, error) {
-	action, resource, hasResource := strings.Cut(spec, "@")
-	if hasResource && resource == "" {
-		return assertion{}, &inputError{fmt.Sprintf("%s %q: nothing after @; give ACTION@RESOURCE, such as s3:GetObject@arn:aws:s3:::bucket/key, or leave out the @", flag, spec)}
-	}
-	found := cat.Expand(action)
-	if len(found) == 0 {
-		return assertion{}, &inputError{fmt.Sprintf("%s %q: %s", flag, spec, noMatch(cat, action))}
-	}
-	a := assertion{flag: flag, spec: spec, allow: allow, resource: resource}
-	for _, f := range found {
-		a.actions = append(a.actions, f.String())
-	}
-	return a, nil
-}
-
-// checkAssertions asks leash's engine each assertion's questions about
-// principal, with the identity policies and the boundary, and returns a
-// finding for each one that fails.
-func checkAssertions(in checkInput, principal string, asserts []assertion) ([]analyze.Finding, error) {
-	var set policy.Set
-	for _, n := range in.identity {
-		set.Add(policy.Identity, n)
-	}
-	if in.boundary != nil {
-		set.Add(policy.Boundary, *in.boundary)
-	}
-	compiled, err := policy.Compile(set)
-	if err != nil {
-		return nil, &inputError{"the policies do not compile for the assertions: " + err.Error()}
-	}
-	// Without @RESOURCE, --must-deny also asks about the resources (and
-	// conditions) the Allow statements grant the action on.
-	var granted map[string][]analyze.Question
-	for _, a := range asserts {
-		if !a.allow && a.resource == "" {
-			granted = map[string][]analyze.Question{}
-			for _, n := range in.identity {
-				for _, q := range analyze.Questions(n.Document, expandAction) {
-					k := strings.ToLower(q.Action)
-					granted[k] = append(granted[k], q)
-				}
-			}
-			break
-		}
-	}
-	var out []analyze.Finding
-	for _, a := range asserts {
-		var failed []assertFailure
-		for _, action := range a.actions {
-			qs := []analyze.Question{{Action: action, Resource: a.resource}}
-			if a.resource == "" {
-				qs[0].Resource = "*"
-				if !a.allow {
-					qs = append(qs, granted[strings.ToLower(action)]...)
-				}
-			}
-			for _, q := range qs {
-				res := compiled.Explain(q.Request(principal))
-				if (res.Decision == policy.Allowed) != a.allow {
-					failed = append(failed, assertFailure{q: q, res: res})
-					break // one failure an action is enough to say
-				}
-			}
-		}
-		out = append(out, assertFindings(a, failed, in.identity)...)
-	}
-	return out, nil
-}
-
-type assertFailure struct {
-	q   analyze.Question
-	res policy.Result
-}
-
-// assertFindings turns an assertion's failures into findings, one for each
-// statement that decided (the Allow that grants what must be denied, the
-// Deny that refuses what must be allowed), or one for the set when no
-// statement did.
-func assertFindings(a assertion, failed []assertFailure, identity []policy.Named) []analyze.Finding {
-	type group struct {
-		ref      *policy.StatementRef
-		failures []assertFailure
-	}
-	var groups []*group
-	byRef := map[string]*group{}
-	for _, f := range failed {
-		ref := decidingStatement(f.res, a.allow)
-		key := ""
-		if ref != nil {
-			key = ref.Policy + "\x00" + fmt.Sprint(ref.Index)
-		}
-		g := byRef[key]
-		if g == nil {
-			g = &group{ref: ref}
-			byRef[key] = g
-			groups = append(groups, g)
-		}
-		g.failures = append(g.failures, f)
-	}
-	var out []analyze.Finding
-	for _, g := range groups {
-		f := analyze.Finding{ID: "LEASH-ASSERT-DENY", Severity: analyze.High}
-		if a.allow {
-			f.ID = "LEASH-ASSERT-ALLOW"
-		}
-		if g.ref != nil {
-			f.Policy, f.Path = g.ref.Policy, fmt.Sprintf("Statement[%d]", g.ref.Index)
-		} else if len(identity) > 0 {
-			f.Policy = identity[0].Name
-		}
-		var asked, actions []string
-		for _, fl := range g.failures {
-			s := fl.q.Action + " on " + fl.q.Resource
-			if c := analyze.ContextText(fl.q.Context); c != "" {
-				s += " when " + c
-			}
-			asked = append(asked, s)
-			actions = append(actions, fl.q.Action)
-		}
-		list := listAtMost(asked, 5)
-		first := g.failures[0].res
-		if a.allow {
-			why := first.Decision.String()
-			if len(first.Reasons) > 0 {
-				why = first.Reasons[0].Message
-			}
-			f.Message = fmt.Sprintf("%s %s fails: not allowed: %s (%s)", a.flag, a.spec, list, why)
-			f.Fix = allowFix(first, g.failures[0].q)
-		} else {
-			by := "allowed"
-			if g.ref != nil {
-				by = "allowed by " + g.ref.String()
-			}
-			f.Message = fmt.Sprintf("%s %s fails: %s: %s", a.flag, a.spec, by, list)
-			f.Fix = fmt.Sprintf("remove %s from the Allow statement or narrow its Resource, or add a Deny statement for it", listAtMost(actions, 5))
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// decidingStatement is the statement that made an assertion fail: for a
-// must-deny, the first Allow that matched; for a must-allow, the Deny that
-// refused or the Allow whose condition failed.
-func decidingStatement(res policy.Result, mustAllow bool) *policy.StatementRef {
-	if !mustAllow {
-		for i := range res.Statements {
-			if res.Statements[i].Effect == policy.Allow {
-				return &res.Statements[i]
-			}
-		}
-		return nil
-	}
-	for _, r := range res.Reasons {
-		if r.Statement != nil {
-			return r.Statement
-		}
-	}
-	return nil
-}
-
-// allowFix says how to make a must-allow hold, from the engine's reason.
-func allowFix(res policy.Result, q analyze.Question) string {
-	code := ""
-	if len(res.Reasons) > 0 {
-		code = res.Reasons[0].Code
-	}
-	switch code {
-	case policy.ReasonExplicitDeny:
-		return fmt.Sprintf("remove %s from the Deny statement or narrow its Resource, or correct the assertion", q.Action)
-	case policy.ReasonConditionFailed:
-		return "the Allow statement's condition needs request context the assertion does not give; assert a resource the statement grants without it, or drop the condition"
-	case policy.ReasonBoundaryNoAllow:
-		return fmt.Sprintf("allow %s on %s in the permissions boundary too", q.Action, q.Resource)
-	}
-	return fmt.Sprintf("add an Allow statement for %s on %s, or give the resource the policies grant it on with %s@RESOURCE", q.Action, q.Resource, q.Action)
-}
-
-// listAtMost joins up to n items and says how many more there are.
-func listAtMost(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
-}
-
-// checkSummary counts the findings.
-type checkSummary struct {
-	Policies   int            `json:"policies"`
-	Findings   int            `json:"findings"`
-	BySeverity map[string]int `json:"bySeverity"`
-	FailOn     string         `json:"failOn"`
-	// Failing counts the findings at or above FailOn; any makes the exit
-	// status 1.
-	Failing int `json:"failing"`
-}
-
-func summarize(findings []analyze.Finding, failOn analyze.Severity, policies int) checkSummary {
-	s := checkSummary{Policies: policies, Findings: len(findings), BySeverity: map[string]int{}, FailOn: failOn.String()}
-	for _, f := range findings {
-		s.BySeverity[f.Severity.String()]++
-		if f.Severity >= failOn {
-			s.Failing++
-		}
-	}
-	return s
-}
-
-func writeCheckJSON(w io.Writer, findings []analyze.Finding, sum checkSummary) error {
-	if findings == nil {
-		findings = []analyze.Finding{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Findings []analyze.Finding `json:"findings"`
-		Summary  checkSummary      `json:"summary"`
-	}{findings, sum})
-}
-
-// writeCheckText writes one line per finding and a summary counting what
-// was reviewed in the unit given (policy/policies, pod/pods).
-func writeCheckText(w io.Writer, findings []analyze.Finding, sum checkSummary, one, many string) error {
-	var b strings.Builder
-	for _, f := range findings {
-		b.WriteString(f.Severity.String() + " " + f.ID)
-		if f.Policy != "" {
-			b.WriteString(" " + f.Policy)
-		}
-		if f.Path != "" {
-			b.WriteString(" " + f.Path)
-		}
-		b.WriteString(": " + f.Message)
-		if f.Fix != "" {
-			b.WriteString(" (fix: " + f.Fix + ")")
-		}
-		b.WriteByte('\n')
-	}
-	noun := many
-	if sum.Policies == 1 {
-		noun = one
-	}
-	if len(findings) == 0 {
-		fmt.Fprintf(&b, "no findings in %d %s\n", sum.Policies, noun)
-	} else {
-		var counts []string
-		for s := analyze.Critical; s >= analyze.Info; s-- {
-			if n := sum.BySeverity[s.String()]; n > 0 {
-				counts = append(counts, fmt.Sprintf("%d %s", n, s))
-			}
-		}
-		findingNoun := "findings"
-		if len(findings) == 1 {
-			findingNoun = "finding"
-		}
-		fmt.Fprintf(&b, "%d %s in %d %s (%s); %d at or above --fail-on %s\n",
-			len(findings), findingNoun, sum.Policies, noun, strings.Join(counts, ", "), sum.Failing, sum.FailOn)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

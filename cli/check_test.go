@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 )
 
@@ -117,6 +116,8 @@ func TestCheckKropsCISelfEscalation(t *testing.T) {
 	}
 }
 
+// TestCheckAssertions pins the flags' wiring and exit status; what the
+// assertions find is pinned in analyze's TestCheckAssertions.
 func TestCheckAssertions(t *testing.T) {
 	dir := t.TempDir()
 	createUser := writePolicy(t, dir, "create-user.json", `{"Version":"2012-10-17","Statement":[
@@ -124,11 +125,6 @@ func TestCheckAssertions(t *testing.T) {
 	kropsUsers := writePolicy(t, dir, "krops-users.json", `{"Version":"2012-10-17","Statement":[
   {"Effect":"Allow","Action":"ec2:DescribeInstances","Resource":"*"},
   {"Sid":"Users","Effect":"Allow","Action":["iam:CreateUser","iam:GetUser"],"Resource":"arn:aws:iam::*:user/krops-*"}]}`)
-	denyUsers := writePolicy(t, dir, "deny-users.json", `{"Version":"2012-10-17","Statement":[
-  {"Sid":"NoUsers","Effect":"Deny","Action":"iam:CreateUser","Resource":"*"}]}`)
-	denyObjects := writePolicy(t, dir, "deny-objects.json", `{"Version":"2012-10-17","Statement":[
-  {"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::krops-a/*"},
-  {"Sid":"NoReports","Effect":"Deny","Action":"s3:GetObject","Resource":"arn:aws:s3:::krops-a/reports/*"}]}`)
 
 	tests := []struct {
 		name   string
@@ -137,21 +133,12 @@ func TestCheckAssertions(t *testing.T) {
 		want   []string // lines of the output start with these
 		wantIn []string // and it holds these
 	}{
-		{"an Allow on * fails --must-deny", []string{"--must-deny", "iam:CreateUser", createUser}, 1,
+		{"a failed --must-deny exits 1", []string{"--must-deny", "iam:CreateUser", createUser}, 1,
 			[]string{"high LEASH-ASSERT-DENY " + createUser + " Statement[0]: --must-deny iam:CreateUser fails"}, nil},
-		{"an Allow on a resource pattern fails --must-deny without a resource", []string{"--must-deny", "iam:CreateUser", kropsUsers}, 1,
-			[]string{"high LEASH-ASSERT-DENY " + kropsUsers + " Statement[1]"}, []string{"iam:CreateUser on arn:aws:iam::*:user/krops-*", `(Sid "Users")`}},
-		{"--must-deny on a resource the pattern does not match holds", []string{"--must-deny", "iam:CreateUser@arn:aws:iam::123456789012:user/alice", kropsUsers}, 0, nil, nil},
-		{"a Deny in another policy of the set makes --must-deny hold", []string{"--must-deny", "iam:CreateUser", createUser, denyUsers}, 0, nil, nil},
-		{"a pattern asks each action it matches", []string{"--must-deny", "iam:*User", kropsUsers}, 1,
-			[]string{"high LEASH-ASSERT-DENY"}, []string{"iam:CreateUser on", "iam:GetUser on"}},
-		{"--must-allow on the granted resource holds", []string{"--must-allow", "iam:CreateUser@arn:aws:iam::123456789012:user/krops-ci", kropsUsers}, 0, nil, nil},
-		{"--must-allow on * of a resource-scoped grant fails with the engine's reason", []string{"--must-allow", "iam:GetUser", kropsUsers}, 1,
-			[]string{"high LEASH-ASSERT-ALLOW " + kropsUsers + ": --must-allow iam:GetUser fails: not allowed: iam:GetUser on *"},
-			[]string{"no identity-based policy statement allows the action"}},
-		{"an explicit Deny fails --must-allow and names the Deny", []string{"--must-allow", "s3:GetObject@arn:aws:s3:::krops-a/reports/q3.csv", denyObjects}, 1,
-			[]string{"high LEASH-ASSERT-ALLOW " + denyObjects + " Statement[1]"}, []string{`explicitly denied by identity policy "` + denyObjects + `" Statement[1] (Sid "NoReports")`}},
-		{"a user name with @ is the resource's", []string{"--must-allow", "iam:GetUser@arn:aws:iam::123456789012:user/krops-a@example.com", kropsUsers}, 0, nil, nil},
+		{"a failed --must-allow exits 1", []string{"--must-allow", "iam:GetUser", kropsUsers}, 1,
+			[]string{"high LEASH-ASSERT-ALLOW " + kropsUsers + ": --must-allow iam:GetUser fails"}, nil},
+		{"--must-allow and --must-deny that hold exit 0", []string{"--must-allow", "iam:CreateUser@arn:aws:iam::123456789012:user/krops-ci",
+			"--must-deny", "iam:CreateUser@arn:aws:iam::123456789012:user/alice", kropsUsers}, 0, nil, nil},
 		{"assertions are about --principal", []string{"--principal", "arn:aws:iam::123456789012:user/krops-ci", "--must-allow", "ec2:DescribeInstances", kropsUsers}, 0, nil, nil},
 		{"a failed assertion below --fail-on does not fail the run", []string{"--fail-on", "critical", "--must-deny", "iam:CreateUser", createUser}, 0,
 			[]string{"high LEASH-ASSERT-DENY"}, []string{"0 at or above --fail-on critical"}},
@@ -244,138 +231,43 @@ func TestCheckJSON(t *testing.T) {
 	}
 }
 
-// sarif is the part of SARIF 2.1.0 that code scanning requires, to read
-// check's output back.
-type sarif struct {
-	Schema  string `json:"$schema"`
-	Version string `json:"version"`
-	Runs    []struct {
-		Tool struct {
-			Driver struct {
-				Name           string `json:"name"`
-				InformationURI string `json:"informationUri"`
-				Rules          []struct {
-					ID               string `json:"id"`
-					ShortDescription struct {
-						Text string `json:"text"`
-					} `json:"shortDescription"`
-					DefaultConfiguration struct {
-						Level string `json:"level"`
-					} `json:"defaultConfiguration"`
-				} `json:"rules"`
-			} `json:"driver"`
-		} `json:"tool"`
-		Results []struct {
-			RuleID  string `json:"ruleId"`
-			Level   string `json:"level"`
-			Message struct {
-				Text string `json:"text"`
-			} `json:"message"`
-			Locations []struct {
-				PhysicalLocation struct {
-					ArtifactLocation struct {
-						URI string `json:"uri"`
-					} `json:"artifactLocation"`
-					Region struct {
-						StartLine int `json:"startLine"`
-					} `json:"region"`
-				} `json:"physicalLocation"`
-				LogicalLocations []struct {
-					FullyQualifiedName string `json:"fullyQualifiedName"`
-				} `json:"logicalLocations"`
-			} `json:"locations"`
-		} `json:"results"`
-	} `json:"runs"`
-}
-
+// TestCheckSARIF pins --output sarif's wiring: the policy files are the
+// results' locations, relative to the current folder. The format itself is
+// pinned in analyze's TestWriteSARIF.
 func TestCheckSARIF(t *testing.T) {
-	t.Chdir(t.TempDir()) // code scanning wants paths relative to the repository
+	t.Chdir(t.TempDir())
 	if err := os.MkdirAll("policies", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writePolicy(t, "policies", "ci.json", `{
-  "Version": "2012-10-17",
-  "Statement": [
-    {
-      "Sid": "Describe",
-      "Effect": "Allow",
-      "Action": "ec2:Describe*",
-      "Resource": "*"
-    },
-    {
-      "Sid": "Roles",
-      "Effect": "Allow",
-      "Action": [
-        "iam:GetRole",
-        "iam:PutRolePolicy"
-      ],
-      "Resource": "arn:aws:iam::*:role/ci-*"
-    }
-  ]
-}
-`)
-	// A single statement without an array is Statement[0] in the findings.
-	writePolicy(t, "policies", "single.json", `{"Version": "2012-10-17",
-"Statement": {"Effect": "Allow", "Action": "iam:CreateUser", "Resource": "*"}}`)
-	out, stderr, code := run(t, "check", "--output", "sarif", "--principal", "arn:aws:iam::123456789012:role/ci-deploy",
-		"--must-deny", "iam:CreateUser", "policies")
+	writePolicy(t, "policies", "p.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:CreateUser","Resource":"*"}]}`)
+	out, stderr, code := run(t, "check", "--output", "sarif", "--must-deny", "iam:CreateUser", "policies")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
-	var log sarif
+	var log struct {
+		Version string
+		Runs    []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+					}
+				}
+			}
+		}
+	}
 	if err := json.Unmarshal([]byte(out), &log); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if log.Schema != "https://json.schemastore.org/sarif-2.1.0.json" || log.Version != "2.1.0" || len(log.Runs) != 1 {
-		t.Fatalf("$schema %q, version %q, %d runs", log.Schema, log.Version, len(log.Runs))
-	}
-	d := log.Runs[0].Tool.Driver
-	if d.Name != "leash" || !strings.HasPrefix(d.InformationURI, "https://") {
-		t.Errorf("driver %q %q", d.Name, d.InformationURI)
-	}
-	levels := map[string]bool{"error": true, "warning": true, "note": true}
-	rules := map[string]bool{}
-	for _, r := range d.Rules {
-		if r.ID == "" || r.ShortDescription.Text == "" || !levels[r.DefaultConfiguration.Level] || rules[r.ID] {
-			t.Errorf("rule %+v: want an ID once, a description and a level", r)
-		}
-		rules[r.ID] = true
-	}
-	// Each finding's line is where its JSON path starts in the file.
-	startLines := map[string]int{"policies/ci.json Statement[1]": 10, "policies/ci.json Statement[1].Action[1]": 16,
-		"policies/single.json Statement[0]": 2}
-	located := map[string]bool{}
+	found := false
 	for _, r := range log.Runs[0].Results {
-		if !rules[r.RuleID] || !levels[r.Level] || r.Message.Text == "" || len(r.Locations) != 1 {
-			t.Errorf("result %+v: want a known rule, a level, a message and a location", r)
-			continue
-		}
-		loc := r.Locations[0]
-		uri, line := loc.PhysicalLocation.ArtifactLocation.URI, loc.PhysicalLocation.Region.StartLine
-		if uri != "policies/ci.json" && uri != "policies/single.json" {
-			t.Errorf("%s: uri %q, want the file relative to the current folder", r.RuleID, uri)
-		}
-		if len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].FullyQualifiedName == "" {
-			t.Errorf("%s: logical locations %+v, want the JSON path", r.RuleID, loc.LogicalLocations)
-			continue
-		}
-		key := uri + " " + loc.LogicalLocations[0].FullyQualifiedName
-		if want, ok := startLines[key]; ok {
-			located[key] = true
-			if line != want {
-				t.Errorf("%s at %s: startLine %d, want %d", r.RuleID, key, line, want)
-			}
-		} else if line < 1 {
-			t.Errorf("%s at %s: startLine %d", r.RuleID, key, line)
+		if r.RuleID == "LEASH-ASSERT-DENY" {
+			found = len(r.Locations) == 1 && r.Locations[0].PhysicalLocation.ArtifactLocation.URI == "policies/p.json"
 		}
 	}
-	for _, want := range []string{"LEASH-ESC-SELF", "LEASH-ASSERT-DENY"} {
-		if !rules[want] {
-			t.Errorf("no rule %s in %v", want, rules)
-		}
-	}
-	if !located["policies/ci.json Statement[1]"] || !located["policies/single.json Statement[0]"] {
-		t.Errorf("findings on the role statement and the single statement expected, got %v\n%s", located, out)
+	if log.Version != "2.1.0" || !found {
+		t.Errorf("want SARIF 2.1.0 with LEASH-ASSERT-DENY at policies/p.json:\n%s", out)
 	}
 }
 
@@ -393,20 +285,11 @@ func TestCheckLivePrincipal(t *testing.T) {
 		}
 	})
 	creds := l.AdminCredentialsPath()
-	data, err := os.ReadFile(creds)
+	key, err := iamclient.KeyFromFile(creds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := credfile.Parse(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, secret, _, ok := file.StaticKey("default")
-	if !ok {
-		t.Fatalf("%s holds no key", creds)
-	}
-	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL),
-		Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")})
+	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
 	account := l.AccountID()
 
 	// A user whose inline policy lets it write policies on itself and read

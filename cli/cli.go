@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/simulate"
 )
 
@@ -47,10 +47,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitNo
 	}
 	msg := err.Error()
-	var input *simulate.InputError
-	var request *operator.InputError
-	var own *inputError
-	if !errors.As(err, &input) && !errors.As(err, &request) && !errors.As(err, &own) && !strings.Contains(msg, "--help") {
+	var input *inputerr.Error
+	if !errors.As(err, &input) && !strings.Contains(msg, "--help") {
 		// cobra's own messages (unknown command, bad arguments) name no fix.
 		msg += fmt.Sprintf("; see %q", cmd.CommandPath()+" --help")
 	}

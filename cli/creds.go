@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/credfile"
+	"leash.dev/leash/internal/inputerr"
 )
 
 // errUnusable is inspect's "no": the credentials are empty, partial or
@@ -81,11 +82,11 @@ cannot be read or is not a Secret manifest.`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return &inputError{fmt.Sprintf("--output %q: use text or json", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text or json", output)}
 			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			var r credfile.Report
 			switch format {
@@ -100,10 +101,10 @@ cannot be read or is not a Secret manifest.`),
 				if format == "file" {
 					r = credfile.Inspect(string(data))
 				} else if r, err = credfile.InspectSecret(data); err != nil {
-					return &inputError{fmt.Sprintf("%s: %v", args[0], err)}
+					return &inputerr.Error{Msg: fmt.Sprintf("%s: %v", args[0], err)}
 				}
 			default:
-				return &inputError{fmt.Sprintf("--format %q: use auto, secret or file", format)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--format %q: use auto, secret or file", format)}
 			}
 			return printReport(cmd.OutOrStdout(), r, output)
 		},
@@ -169,13 +170,13 @@ func ambientKey() (id, secret, token string, err error) {
 	id, secret, token = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")
 	switch {
 	case id == "" && secret == "" && token != "":
-		err = &inputError{"AWS_SESSION_TOKEN is set but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not; a token goes with its key pair"}
+		err = &inputerr.Error{Msg: "AWS_SESSION_TOKEN is set but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not; a token goes with its key pair"}
 	case id == "" && secret == "":
-		err = &inputError{"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set; export the key pair to seed"}
+		err = &inputerr.Error{Msg: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set; export the key pair to seed"}
 	case secret == "":
-		err = &inputError{"AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not; a key needs both halves"}
+		err = &inputerr.Error{Msg: "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not; a key needs both halves"}
 	case id == "":
-		err = &inputError{"AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not; a key needs both halves"}
+		err = &inputerr.Error{Msg: "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not; a key needs both halves"}
 	}
 	return id, secret, token, err
 }
@@ -189,10 +190,10 @@ func writeSecretFile(path string, data []byte, force bool) error {
 	}
 	f, err := os.OpenFile(path, flags, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return &inputError{fmt.Sprintf("--out %s exists; give --force to replace it", path)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--out %s exists; give --force to replace it", path)}
 	}
 	if err != nil {
-		return &inputError{err.Error()}
+		return &inputerr.Error{Msg: err.Error()}
 	}
 	// A replaced file keeps its mode; it holds a secret now.
 	if err := f.Chmod(0o600); err != nil {
@@ -220,9 +221,9 @@ func destination(out string, stdout bool, kubeconfig string, seeding bool) error
 		if seeding {
 			where = "--out FILE (readable by you only), --stdout or --kubeconfig FILE"
 		}
-		return &inputError{"say where the secret goes: " + where}
+		return &inputerr.Error{Msg: "say where the secret goes: " + where}
 	case n > 1:
-		return &inputError{"give only one of --out, --stdout and --kubeconfig"}
+		return &inputerr.Error{Msg: "give only one of --out, --stdout and --kubeconfig"}
 	}
 	return nil
 }
@@ -256,10 +257,10 @@ Exit status: 0, or 2 on bad input.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if errs := validation.IsDNS1123Label(namespace); namespace == "" || len(errs) > 0 {
-				return &inputError{fmt.Sprintf("--namespace %q: give a namespace name (%s)", namespace, strings.Join(errs, "; "))}
+				return &inputerr.Error{Msg: fmt.Sprintf("--namespace %q: give a namespace name (%s)", namespace, strings.Join(errs, "; "))}
 			}
 			if errs := validation.IsDNS1123Subdomain(name); name == "" || len(errs) > 0 {
-				return &inputError{fmt.Sprintf("--name %q: give a Secret name (%s)", name, strings.Join(errs, "; "))}
+				return &inputerr.Error{Msg: fmt.Sprintf("--name %q: give a Secret name (%s)", name, strings.Join(errs, "; "))}
 			}
 			if err := destination(out, stdout, kubeconfig, true); err != nil {
 				return err
@@ -321,7 +322,7 @@ func seedSecret(namespace, name, id, secret, token string) *corev1.Secret {
 func applySecret(cmd *cobra.Command, kubeconfig string, s *corev1.Secret) error {
 	cfg, err := restConfig(kubeconfig)
 	if err != nil {
-		return &inputError{err.Error()}
+		return &inputerr.Error{Msg: err.Error()}
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -406,16 +407,16 @@ partial or malformed, 2 when FILE cannot be read or is not base64.`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return &inputError{fmt.Sprintf("--output %q: use text or json", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text or json", output)}
 			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			text, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(data)), ""))
 			if err != nil {
 				// The decoder's error names a byte offset, never the content.
-				return &inputError{fmt.Sprintf("%s is not base64: %v", args[0], err)}
+				return &inputerr.Error{Msg: fmt.Sprintf("%s is not base64: %v", args[0], err)}
 			}
 			return printReport(cmd.OutOrStdout(), credfile.Inspect(string(text)), output)
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -47,7 +48,7 @@ input.`),
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return &inputError{fmt.Sprintf("--output %q: use text or json", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text or json", output)}
 			}
 			olds, err := loadPolicies(args[:len(args)-1])
 			if err != nil {
@@ -69,7 +70,7 @@ input.`),
 			for _, n := range news {
 				all.Statements = append(all.Statements, n.Doc.Statements...)
 			}
-			gaps := analyze.Ask(compiled, principal, analyze.Questions(all, expandAction))
+			gaps := analyze.Ask(compiled, principal, analyze.Questions(all, analyze.ActionExpander(catalog.Default())))
 			out := cmd.OutOrStdout()
 			if output == "json" {
 				if gaps == nil {
@@ -102,18 +103,4 @@ input.`),
 	cmd.Flags().StringVar(&principal, "principal", "arn:aws:iam::123456789012:user/principal",
 		"`ARN` of the principal both policies are for (its account is where patterns with a wildcard account point)")
 	return cmd
-}
-
-// expandAction turns an action pattern into the catalog's actions it
-// matches; a pattern the catalog does not know is compared as written.
-func expandAction(pattern string) []string {
-	actions := catalog.Default().Expand(pattern)
-	if len(actions) == 0 {
-		return []string{pattern}
-	}
-	out := make([]string, len(actions))
-	for i, a := range actions {
-		out[i] = a.String()
-	}
-	return out
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy/catalog"
 )
 
@@ -84,7 +86,7 @@ type expandedResourceType struct {
 
 func runExpand(stdout, stderr io.Writer, patterns, access []string, output string) error {
 	if output != "table" && output != "json" {
-		return &inputError{fmt.Sprintf("--output: must be \"table\" or \"json\", got %q", output)}
+		return &inputerr.Error{Msg: fmt.Sprintf("--output: must be \"table\" or \"json\", got %q", output)}
 	}
 	levels, err := accessLevels(access)
 	if err != nil {
@@ -96,12 +98,12 @@ func runExpand(stdout, stderr io.Writer, patterns, access []string, output strin
 	for _, p := range patterns {
 		found := c.Expand(p)
 		if len(found) == 0 {
-			unknown = append(unknown, noMatch(c, p))
+			unknown = append(unknown, analyze.NoMatch(c, p))
 		}
 		actions = append(actions, found...)
 	}
 	if len(unknown) > 0 {
-		return &inputError{strings.Join(unknown, "\n")}
+		return &inputerr.Error{Msg: strings.Join(unknown, "\n")}
 	}
 	if len(patterns) > 1 {
 		// The order of Expand, over all patterns, each action once.
@@ -150,29 +152,6 @@ func runExpand(stdout, stderr io.Writer, patterns, access []string, output strin
 	return nil
 }
 
-// noMatch says that a pattern matches nothing and what might have been meant.
-func noMatch(c *catalog.Catalog, pattern string) string {
-	if pattern == "" {
-		return "an empty pattern matches no action; give one such as 'ec2:Describe*'"
-	}
-	msg := fmt.Sprintf("no action matches %q", pattern)
-	if s := c.Suggest(pattern); len(s) > 0 {
-		alternatives := s[0]
-		if len(s) > 1 {
-			alternatives = strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-		}
-		return msg + "; did you mean " + alternatives + "?"
-	}
-	prefix, _, hasColon := strings.Cut(pattern, ":")
-	if _, known := c.Service(prefix); known {
-		return msg + fmt.Sprintf("; see leash expand '%s:*' for the service's actions", strings.ToLower(prefix))
-	}
-	if !hasColon {
-		return msg + "; an action is named service:Action, such as ec2:DescribeInstances"
-	}
-	return msg + fmt.Sprintf("; no service has the prefix %q", prefix)
-}
-
 // accessLevels reads --access values, case-insensitively and with - or _ for
 // the space in "Permissions management".
 func accessLevels(values []string) ([]catalog.AccessLevel, error) {
@@ -182,7 +161,7 @@ func accessLevels(values []string) ([]catalog.AccessLevel, error) {
 		norm := strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(v))
 		i := slices.IndexFunc(all, func(l catalog.AccessLevel) bool { return strings.EqualFold(string(l), norm) })
 		if i < 0 {
-			return nil, &inputError{fmt.Sprintf("--access %q: use List, Read, Write, \"Permissions management\" or Tagging", v)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("--access %q: use List, Read, Write, \"Permissions management\" or Tagging", v)}
 		}
 		out = append(out, all[i])
 	}

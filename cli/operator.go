@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/operator"
 )
 
@@ -61,13 +62,13 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 			if rootSecret != "" {
 				nn, err := operator.ParseNamespacedName("--root-credentials-secret", rootSecret)
 				if err != nil {
-					return &inputError{err.Error()}
+					return &inputerr.Error{Msg: err.Error()}
 				}
 				o.RootSecret = nn
 			}
 			cfg, err := restConfig(kubeconfig)
 			if err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			if configMap != "" {
 				if err := applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
@@ -75,7 +76,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 				}
 			}
 			if err := o.Config.Validate(); err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
@@ -137,7 +138,7 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) error {
 	nn, err := operator.ParseNamespacedName("--config-map", ref)
 	if err != nil {
-		return &inputError{err.Error()}
+		return &inputerr.Error{Msg: err.Error()}
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -160,7 +161,7 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return &inputError{fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
+			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
 		}
 		o.Config.RotateAfter = d
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/policy"
 )
@@ -36,7 +37,7 @@ func loadPolicies(args []string) ([]namedPolicy, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &inputError{fmt.Sprintf("%s: no policy document (*.json) or CredentialsRequest (*.yaml) found", strings.Join(args, ", "))}
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: no policy document (*.json) or CredentialsRequest (*.yaml) found", strings.Join(args, ", "))}
 	}
 	return out, nil
 }
@@ -48,7 +49,7 @@ func eachFile(args []string, fn func(path string, named bool) error) error {
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		if err != nil {
-			return &inputError{fmt.Sprintf("%s: %v", arg, errors.Unwrap(err))}
+			return &inputerr.Error{Msg: fmt.Sprintf("%s: %v", arg, errors.Unwrap(err))}
 		}
 		if !info.IsDir() {
 			if err := fn(arg, true); err != nil {
@@ -95,12 +96,12 @@ func loadFile(path string, named bool) ([]namedPolicy, error) {
 		}
 		doc, err := policy.Parse(data, documentKind(head))
 		if err != nil {
-			return nil, &inputError{fmt.Sprintf("%s: %v", path, err)}
+			return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: %v", path, err)}
 		}
 		return []namedPolicy{{Name: path, Doc: doc}}, nil
 	case ".yaml", ".yml":
 		crs, err := operator.ReadRequests(path)
-		var in *operator.InputError
+		var in *inputerr.Error
 		if errors.As(err, &in) && strings.Contains(in.Msg, "holds no CredentialsRequest") && !named {
 			return nil, nil // a workload manifest beside the requests
 		}
@@ -111,14 +112,14 @@ func loadFile(path string, named bool) ([]namedPolicy, error) {
 		for _, cr := range crs {
 			doc, err := operator.RequestedPolicy(cr)
 			if err != nil {
-				return nil, &inputError{fmt.Sprintf("%s: CredentialsRequest %s/%s: %v", path, cr.Namespace, cr.Name, err)}
+				return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: CredentialsRequest %s/%s: %v", path, cr.Namespace, cr.Name, err)}
 			}
 			out = append(out, namedPolicy{Name: path + "#" + cr.Namespace + "/" + cr.Name, Doc: doc})
 		}
 		return out, nil
 	}
 	if named {
-		return nil, &inputError{fmt.Sprintf("%s: give a policy document (.json) or CredentialsRequest manifests (.yaml)", path)}
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("%s: give a policy document (.json) or CredentialsRequest manifests (.yaml)", path)}
 	}
 	return nil, nil
 }

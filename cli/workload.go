@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/workload"
 )
 
@@ -46,10 +47,10 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			threshold, err := analyze.ParseSeverity(failOn)
 			if err != nil {
-				return &inputError{"--fail-on: " + err.Error()}
+				return &inputerr.Error{Msg: "--fail-on: " + err.Error()}
 			}
 			if output != "text" && output != "json" && output != "sarif" {
-				return &inputError{fmt.Sprintf("--output %q: use text, json or sarif", output)}
+				return &inputerr.Error{Msg: fmt.Sprintf("--output %q: use text, json or sarif", output)}
 			}
 			files, err := manifestFiles(args)
 			if err != nil {
@@ -57,18 +58,18 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			}
 			set, err := workload.Read(files...)
 			if err != nil {
-				return &inputError{err.Error()}
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			findings := workload.Check(set)
 			out := cmd.OutOrStdout()
-			sum := summarize(findings, threshold, len(set.Pods))
+			sum := analyze.Summarize(findings, threshold, len(set.Pods))
 			switch output {
 			case "json":
-				err = writeCheckJSON(out, findings, sum)
+				err = analyze.WriteJSON(out, findings, sum)
 			case "sarif":
-				err = writeSARIF(out, findings, nil)
+				err = analyze.WriteSARIF(out, findings, nil)
 			default:
-				err = writeCheckText(out, findings, sum, "pod", "pods")
+				err = analyze.WriteText(out, findings, sum, "pod", "pods")
 			}
 			if err != nil {
 				return err

@@ -2,32 +2,53 @@ package iamclient
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
+// TestKeyFromFile pins the one reading of a credentials file that leash
+// local, its tests, the load bench and the CLI share: only the [default]
+// profile counts, and only with both halves of the pair.
 func TestKeyFromFile(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+	const id, secret = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	cases := []struct {
+		name, text string
+		wantID     string
+		wantErr    error // nil: any error when wantID is empty
+	}{
+		{"a [default] key pair", "[default]\naws_access_key_id = " + id + "\naws_secret_access_key = " + secret + "\n", id, nil},
+		{"setting names are case-insensitive, as the SDKs read them", "[default]\nAWS_ACCESS_KEY_ID=" + id + "\nAws_Secret_Access_Key=" + secret + "\n", id, nil},
+		{"comments and blank lines are skipped", "# admin\n\n[default]\n; key\naws_access_key_id = " + id + "\naws_secret_access_key = " + secret + "\n", id, nil},
+		{"the default profile wins over one written before it", "[ci]\naws_access_key_id = AKIAI44QH8DHBEXAMPLE\naws_secret_access_key = x\n[default]\naws_access_key_id = " + id + "\naws_secret_access_key = " + secret + "\n", id, nil},
+		{"a key in another profile only is no key", "[ci]\naws_access_key_id = " + id + "\naws_secret_access_key = " + secret + "\n", "", ErrNoKey},
+		{"an ID without its secret is no key", "[default]\naws_access_key_id = " + id + "\n", "", ErrNoKey},
+		{"a keyless profile is no key", "[default]\nregion = eu-north-1\n", "", ErrNoKey},
+		{"a setting before any profile is malformed", "aws_access_key_id = " + id + "\n", "", nil},
 	}
-	key, err := KeyFromFile(write("ok", "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"))
-	if err != nil || key.ID != "AKIAIOSFODNN7EXAMPLE" || key.Secret.Reveal() != "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" {
-		t.Errorf("a [default] key pair: %q, %v", key.ID, err)
+	dir := t.TempDir()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, fmt.Sprint(i))
+			if err := os.WriteFile(p, []byte(c.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			key, err := KeyFromFile(p)
+			switch {
+			case c.wantID != "":
+				if err != nil || key.ID != c.wantID || key.Secret.Reveal() != secret {
+					t.Errorf("got %q, %v; want %q with its secret", key.ID, err, c.wantID)
+				}
+			case err == nil:
+				t.Errorf("got key %q, want an error", key.ID)
+			case c.wantErr != nil && !errors.Is(err, c.wantErr):
+				t.Errorf("got %v, want %v", err, c.wantErr)
+			}
+		})
 	}
 	if _, err := KeyFromFile(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
 		t.Errorf("a missing file: %v, want a not-exist error", err)
-	}
-	if _, err := KeyFromFile(write("keyless", "[default]\nregion = eu-north-1\n")); !errors.Is(err, ErrNoKey) {
-		t.Errorf("a keyless profile: %v, want ErrNoKey", err)
-	}
-	if _, err := KeyFromFile(write("bad", "aws_access_key_id = x\n")); err == nil {
-		t.Error("a setting before any profile parses")
 	}
 }
 

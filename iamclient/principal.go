@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"leash.dev/leash/policy"
 )
 
 // NamedDocument is a policy document with the name IAM knows it by (an
@@ -268,11 +270,11 @@ func (c *Client) Simulate(ctx context.Context, principal string, q SimulationQue
 // ARN, into its kind ("user" or "role") and name; ok is false for other
 // principals (the account root, federated users).
 func PrincipalName(arn string) (kind, name string, ok bool) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 {
+	a, ok := policy.ParseARN(arn)
+	if !ok {
 		return "", "", false
 	}
-	service, resource := parts[2], parts[5]
+	service, resource := a.Service, a.Resource
 	switch {
 	case service == "iam" && strings.HasPrefix(resource, "user/"):
 		return "user", resource[strings.LastIndexByte(resource, '/')+1:], true

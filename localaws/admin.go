@@ -1,14 +1,15 @@
 package localaws
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"leash.dev/leash/credfile"
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/atomicfile"
 	"leash.dev/leash/localaws/internal/store"
 )
 
@@ -28,9 +29,9 @@ func (s *Server) AdminCredentialsPath() string {
 // not in the store (a crash between the two) is replaced.
 func (s *Server) bootstrapAdmin(ctx context.Context) error {
 	path := s.AdminCredentialsPath()
-	if id, err := credentialsKeyID(path); err == nil {
+	if key, err := iamclient.KeyFromFile(path); err == nil {
 		known := s.store.View(ctx, func(tx *store.Tx) error {
-			_, err := tx.LookupCredential(id)
+			_, err := tx.LookupCredential(key.ID)
 			return err
 		})
 		if known == nil {
@@ -71,47 +72,8 @@ func (s *Server) bootstrapAdmin(ctx context.Context) error {
 // writeCredentials writes a shared-credentials file with mode 0600,
 // atomically.
 func writeCredentials(path, id, secret string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".admin-credentials-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = fmt.Fprintf(tmp, "[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", id, secret)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(credfile.Static(id, secret, "")), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// credentialsKeyID reads the access key ID of a credentials file.
-func credentialsKeyID(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
-		if ok && strings.TrimSpace(k) == "aws_access_key_id" {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("%s has no aws_access_key_id", path)
 }

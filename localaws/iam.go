@@ -162,22 +162,6 @@ func storeTags(ts []query.Tag) store.Tags {
 	return out
 }
 
-// listTagsResult is the result of ListUserTags, ListRoleTags and the like.
-type listTagsResult struct {
-	Tags        []query.Tag `xml:"Tags>member"`
-	IsTruncated bool        `xml:"IsTruncated"`
-	Marker      string      `xml:"Marker,omitempty"`
-}
-
-// listTags pages a resource's tags.
-func listTags(c *call, ts store.Tags) (any, error) {
-	page, marker, err := paged(c, []query.Tag(tagsOf(ts)))
-	if err != nil {
-		return nil, err
-	}
-	return listTagsResult{Tags: append([]query.Tag{}, page...), IsTruncated: marker != "", Marker: marker}, nil
-}
-
 // listNamesResult is the result of ListUserPolicies and ListRolePolicies.
 type listNamesResult struct {
 	PolicyNames []string `xml:"PolicyNames>member"`

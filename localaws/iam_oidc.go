@@ -136,50 +136,7 @@ func iamOIDCOperations(ops map[string]operation) {
 			return nil, err
 		},
 	}
-	ops["TagOpenIDConnectProvider"] = operation{
-		target: onARN(providerARNParam, requestTags),
-		run: func(c *call) (any, error) {
-			arn, err := c.required(providerARNParam)
-			if err != nil {
-				return nil, err
-			}
-			tags, err := c.tags("Tags")
-			if err != nil {
-				return nil, err
-			}
-			if tags == nil {
-				return nil, c.q.Invalid("Tags", "Member must not be null")
-			}
-			_, err = c.tx.TagOIDCProvider(arn, storeTags(tags))
-			return nil, err
-		},
-	}
-	ops["UntagOpenIDConnectProvider"] = operation{
-		target: onARN(providerARNParam, removedTagKeys),
-		run: func(c *call) (any, error) {
-			arn, err := c.required(providerARNParam)
-			if err != nil {
-				return nil, err
-			}
-			keys, err := c.requiredList("TagKeys")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.UntagOIDCProvider(arn, keys)
-			return nil, err
-		},
-	}
-	ops["ListOpenIDConnectProviderTags"] = operation{
-		readOnly: true,
-		target:   onARN(providerARNParam),
-		run: func(c *call) (any, error) {
-			p, err := c.requiredProvider()
-			if err != nil {
-				return nil, err
-			}
-			return listTags(c, p.Tags)
-		},
-	}
+	tagOperations(ops, oidcProviderTags)
 }
 
 // requiredProvider is the provider named by the required

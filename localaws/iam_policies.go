@@ -319,54 +319,7 @@ func iamPolicyOperations(ops map[string]operation) {
 			return nil, c.tx.DeletePolicy(arn)
 		},
 	}
-	ops["TagPolicy"] = operation{
-		target: onARN("PolicyArn", requestTags),
-		run: func(c *call) (any, error) {
-			arn, err := c.required("PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			tags, err := c.tags("Tags")
-			if err != nil {
-				return nil, err
-			}
-			if tags == nil {
-				return nil, c.q.Invalid("Tags", "Member must not be null")
-			}
-			_, err = c.tx.TagPolicy(arn, storeTags(tags))
-			return nil, err
-		},
-	}
-	ops["UntagPolicy"] = operation{
-		target: onARN("PolicyArn", removedTagKeys),
-		run: func(c *call) (any, error) {
-			arn, err := c.required("PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			keys, err := c.requiredList("TagKeys")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.UntagPolicy(arn, keys)
-			return nil, err
-		},
-	}
-	ops["ListPolicyTags"] = operation{
-		readOnly: true,
-		target:   onARN("PolicyArn"),
-		run: func(c *call) (any, error) {
-			arn, err := c.required("PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			p, err := getPolicy(c.tx, arn)
-			if err != nil {
-				return nil, err
-			}
-			return listTags(c, p.Tags)
-		},
-	}
+	tagOperations(ops, policyTags)
 	iamPolicyVersionOperations(ops)
 }
 

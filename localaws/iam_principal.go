@@ -5,15 +5,14 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// principalKind is what users and roles have in common: tags and inline
-// policies, under action names that differ only in the noun.
+// principalKind is what users and roles have in common: inline policies,
+// under action names that differ only in the noun. Their tags are
+// taggedKinds, with managed policies' and OIDC providers'.
 type principalKind struct {
-	noun      string // "User" or "Role", as in TagUser and TagRole
+	noun      string // "User" or "Role", as in PutUserPolicy and PutRolePolicy
 	nameParam string // "UserName" or "RoleName"
 	on        func(extra ...keysFunc) func(*call) (target, error)
 	get       func(tx *store.Tx, name string) (store.Tags, store.Permissions, error)
-	tag       func(tx *store.Tx, name string, tags store.Tags) error
-	untag     func(tx *store.Tx, name string, keys []string) error
 	put       func(tx *store.Tx, name, policyName, document string) error
 	delete    func(tx *store.Tx, name, policyName string) error
 }
@@ -24,8 +23,6 @@ var userKind = principalKind{
 		u, err := tx.GetUser(name)
 		return u.Tags, u.Permissions, err
 	},
-	tag:   func(tx *store.Tx, name string, tags store.Tags) error { _, err := tx.TagUser(name, tags); return err },
-	untag: func(tx *store.Tx, name string, keys []string) error { _, err := tx.UntagUser(name, keys); return err },
 	put: func(tx *store.Tx, name, policyName, doc string) error {
 		_, err := tx.PutUserPolicy(name, policyName, doc)
 		return err
@@ -42,8 +39,6 @@ var roleKind = principalKind{
 		r, err := tx.GetRole(name)
 		return r.Tags, r.Permissions, err
 	},
-	tag:   func(tx *store.Tx, name string, tags store.Tags) error { _, err := tx.TagRole(name, tags); return err },
-	untag: func(tx *store.Tx, name string, keys []string) error { _, err := tx.UntagRole(name, keys); return err },
 	put: func(tx *store.Tx, name, policyName, doc string) error {
 		_, err := tx.PutRolePolicy(name, policyName, doc)
 		return err
@@ -52,56 +47,6 @@ var roleKind = principalKind{
 		_, err := tx.DeleteRolePolicy(name, policyName)
 		return err
 	},
-}
-
-// principalTagOperations adds Tag{Noun}, Untag{Noun} and List{Noun}Tags.
-func principalTagOperations(ops map[string]operation, k principalKind) {
-	ops["Tag"+k.noun] = operation{
-		target: k.on(requestTags),
-		run: func(c *call) (any, error) {
-			name, err := c.required(k.nameParam)
-			if err != nil {
-				return nil, err
-			}
-			tags, err := c.tags("Tags")
-			if err != nil {
-				return nil, err
-			}
-			if tags == nil {
-				return nil, c.q.Invalid("Tags", "Member must not be null")
-			}
-			return nil, k.tag(c.tx, name, storeTags(tags))
-		},
-	}
-	ops["Untag"+k.noun] = operation{
-		target: k.on(removedTagKeys),
-		run: func(c *call) (any, error) {
-			name, err := c.required(k.nameParam)
-			if err != nil {
-				return nil, err
-			}
-			keys, err := c.requiredList("TagKeys")
-			if err != nil {
-				return nil, err
-			}
-			return nil, k.untag(c.tx, name, keys)
-		},
-	}
-	ops["List"+k.noun+"Tags"] = operation{
-		readOnly: true,
-		target:   k.on(),
-		run: func(c *call) (any, error) {
-			name, err := c.required(k.nameParam)
-			if err != nil {
-				return nil, err
-			}
-			tags, _, err := k.get(c.tx, name)
-			if err != nil {
-				return nil, err
-			}
-			return listTags(c, tags)
-		},
-	}
 }
 
 // inlinePolicyOperations adds Put{Noun}Policy, List{Noun}Policies and

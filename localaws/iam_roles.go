@@ -196,7 +196,7 @@ func iamRoleOperations(ops map[string]operation) {
 			return roleResult{roleOf(r, true)}, nil
 		},
 	}
-	principalTagOperations(ops, roleKind)
+	tagOperations(ops, roleTags)
 	inlinePolicyOperations(ops, roleKind)
 	iamRolePolicyOperations(ops)
 }

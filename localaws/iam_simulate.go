@@ -217,22 +217,19 @@ func checkContextValue(typ, v string) error {
 
 // accountOfARN is the account of an ARN such as arn:aws:iam::ACCOUNT:root.
 func accountOfARN(arn string) (string, bool) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" || parts[4] == "" {
-		return "", false
-	}
-	return parts[4], true
+	a, ok := policy.ParseARN(arn)
+	return a.Account, ok && a.Account != ""
 }
 
 // principalPolicies adds the policies of the user or role named by
 // PolicySourceArn, read as the authorizer reads a caller's, and makes it
 // the simulated caller.
 func (s *simulation) principalPolicies(c *call, arn string) error {
-	account, ok := accountOfARN(arn)
-	if !ok || !strings.HasPrefix(arn, "arn:aws:iam::") {
+	parsed, ok := policy.ParseARN(arn)
+	account, resource := parsed.Account, parsed.Resource
+	if !ok || account == "" || !strings.HasPrefix(arn, "arn:aws:iam::") {
 		return query.InvalidInput("PolicySourceArn " + arn + " is not the ARN of an IAM user or role.")
 	}
-	resource := strings.SplitN(arn, ":", 6)[5]
 	kind, _, _ := strings.Cut(resource, "/")
 	name := resource[strings.LastIndexByte(resource, '/')+1:]
 	var (

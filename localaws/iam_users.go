@@ -121,7 +121,7 @@ func iamUserOperations(ops map[string]operation) {
 			return nil, c.tx.DeleteUser(name)
 		},
 	}
-	principalTagOperations(ops, userKind)
+	tagOperations(ops, userTags)
 	inlinePolicyOperations(ops, userKind)
 	iamUserPolicyOperations(ops)
 }

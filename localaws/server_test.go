@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 )
 
@@ -33,21 +34,11 @@ func start(t *testing.T) *endpoint {
 // user of leash local would.
 func (e *endpoint) adminKeys(t *testing.T) (string, string) {
 	t.Helper()
-	data, err := os.ReadFile(e.srv.AdminCredentialsPath())
+	key, err := iamclient.KeyFromFile(e.srv.AdminCredentialsPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id, secret string
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		switch strings.TrimSpace(k) {
-		case "aws_access_key_id":
-			id = strings.TrimSpace(v)
-		case "aws_secret_access_key":
-			secret = strings.TrimSpace(v)
-		}
-	}
-	return id, secret
+	return key.ID, key.Secret.Reveal()
 }
 
 func (e *endpoint) iam(id, secret string) *iam.Client {

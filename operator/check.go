@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -52,32 +53,15 @@ func principalPolicies(ctx context.Context, c *iamclient.Client, principal strin
 	if !ok {
 		return nil, fmt.Errorf("%s is neither an IAM user nor a role; leash cannot read its policies", principal)
 	}
-	var pp iamclient.PrincipalPolicies
-	var err error
-	if kind == "user" {
-		pp, err = c.UserPolicies(ctx, name)
-	} else {
-		pp, err = c.RolePolicies(ctx, name)
+	pp, err := c.LoadPolicies(ctx, kind, name)
+	var unparsable *iamclient.PolicyParseError
+	if errors.As(err, &unparsable) {
+		return nil, fmt.Errorf("%s %s of %s: %w", unparsable.Kind, unparsable.Name, principal, unparsable.Err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var set policy.Set
-	for _, d := range pp.Identity {
-		doc, err := policy.Parse([]byte(d.Document), policy.Identity)
-		if err != nil {
-			return nil, fmt.Errorf("policy %s of %s: %w", d.Name, principal, err)
-		}
-		set.Add(policy.Identity, policy.Named{Name: d.Name, Document: doc})
-	}
-	if pp.Boundary != nil {
-		doc, err := policy.Parse([]byte(pp.Boundary.Document), policy.Boundary)
-		if err != nil {
-			return nil, fmt.Errorf("permissions boundary %s of %s: %w", pp.Boundary.Name, principal, err)
-		}
-		set.Add(policy.Boundary, policy.Named{Name: pp.Boundary.Name, Document: doc})
-	}
-	return policy.Compile(set)
+	return policy.Compile(pp.Set())
 }
 
 // simulated asks IAM's simulator, for principals whose policies c may not
@@ -85,7 +69,8 @@ func principalPolicies(ctx context.Context, c *iamclient.Client, principal strin
 func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []analyze.Question) ([]analyze.Gap, error) {
 	source := principal
 	if kind, name, ok := iamclient.PrincipalName(principal); ok && kind == "role" && strings.Contains(principal, ":assumed-role/") {
-		source = fmt.Sprintf("arn:%s:iam::%s:role/%s", partition(principal), accountOf(principal), name)
+		a, _ := policy.ParseARN(principal)
+		source = policy.ARN{Partition: a.Partition, Service: "iam", Account: a.Account, Resource: "role/" + name}.String()
 	}
 	var denials []analyze.Gap
 	for _, q := range qs {
@@ -99,14 +84,6 @@ func simulated(ctx context.Context, c *iamclient.Client, principal string, qs []
 		}
 	}
 	return denials, nil
-}
-
-func accountOf(arn string) string {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) < 5 {
-		return ""
-	}
-	return parts[4]
 }
 
 // denialsMessage lists the denials for a condition's message, the first

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/atomicfile"
+	"leash.dev/leash/internal/inputerr"
 )
 
 // ReadRequests reads every CredentialsRequest in the YAML files (*.yaml,
@@ -52,14 +54,14 @@ func ReadRequests(dir string) ([]*leashv1.CredentialsRequest, error) {
 		for _, cr := range crs {
 			key := cr.Namespace + "/" + cr.Name
 			if prev, ok := seen[key]; ok {
-				return nil, &InputError{Field: f, Msg: fmt.Sprintf("CredentialsRequest %s is also in %s; names must be unique per namespace", key, prev)}
+				return nil, &inputerr.Error{Field: f, Msg: fmt.Sprintf("CredentialsRequest %s is also in %s; names must be unique per namespace", key, prev)}
 			}
 			seen[key] = f
 			out = append(out, cr)
 		}
 	}
 	if len(out) == 0 {
-		return nil, &InputError{Field: dir, Msg: "holds no CredentialsRequest manifest (apiVersion cloudcredential.openshift.io/v1, kind CredentialsRequest) in a .yaml or .yml file"}
+		return nil, &inputerr.Error{Field: dir, Msg: "holds no CredentialsRequest manifest (apiVersion cloudcredential.openshift.io/v1, kind CredentialsRequest) in a .yaml or .yml file"}
 	}
 	return out, nil
 }
@@ -77,24 +79,24 @@ func readRequestFile(path string) ([]*leashv1.CredentialsRequest, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, &InputError{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: err.Error()}
+			return nil, &inputerr.Error{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: err.Error()}
 		}
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
 		}
 		if err := yaml.Unmarshal(raw, &head); err != nil {
-			return nil, &InputError{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: "is not YAML: " + err.Error()}
+			return nil, &inputerr.Error{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: "is not YAML: " + err.Error()}
 		}
 		if head.Kind != "CredentialsRequest" || head.APIVersion != leashv1.GroupVersion.String() {
 			continue
 		}
 		cr := &leashv1.CredentialsRequest{}
 		if err := yaml.UnmarshalStrict(raw, cr); err != nil {
-			return nil, &InputError{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: "is not a valid CredentialsRequest: " + err.Error()}
+			return nil, &inputerr.Error{Field: fmt.Sprintf("%s: document %d", path, doc), Msg: "is not a valid CredentialsRequest: " + err.Error()}
 		}
 		if cr.Name == "" {
-			return nil, &InputError{Field: fmt.Sprintf("%s: document %d: metadata.name", path, doc), Msg: "is empty; name the request"}
+			return nil, &inputerr.Error{Field: fmt.Sprintf("%s: document %d: metadata.name", path, doc), Msg: "is empty; name the request"}
 		}
 		if cr.Namespace == "" {
 			cr.Namespace = "default"
@@ -143,19 +145,7 @@ func (f FolderCluster) WriteSecret(_ context.Context, s *corev1.Secret) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // DeleteSecret implements Cluster.

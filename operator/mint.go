@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -42,11 +42,10 @@ func (p *Provisioner) userFor(cr *leashv1.CredentialsRequest, root iamclient.Ide
 
 // partition is the ARN partition (aws, aws-cn, aws-us-gov) of an ARN.
 func partition(arn string) string {
-	parts := strings.SplitN(arn, ":", 3)
-	if len(parts) < 3 || parts[1] == "" {
-		return "aws"
+	if a, ok := policy.ParseARN(arn); ok && a.Partition != "" {
+		return a.Partition
 	}
-	return parts[1]
+	return "aws"
 }
 
 // mint keeps an IAM user, its policy and one working key in step with the
@@ -271,7 +270,7 @@ func (p *Provisioner) rotateAfter(cr *leashv1.CredentialsRequest) (time.Duration
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, &InputError{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
+		return 0, &inputerr.Error{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
 			Msg: fmt.Sprintf("%q is not a duration; use Go's form such as 720h or 90m, or 0 to never rotate", v)}
 	}
 	return d, nil

@@ -8,6 +8,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 )
 
 // passthrough copies the root credentials into the Secret, but only after
@@ -141,7 +142,7 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 		return err
 	}
 	if kind, _, ok := iamclient.PrincipalName(spec.STSIAMRoleARN); !ok || kind != "role" {
-		return &InputError{Field: "spec.providerSpec.stsIAMRoleARN",
+		return &inputerr.Error{Field: "spec.providerSpec.stsIAMRoleARN",
 			Msg: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)", spec.STSIAMRoleARN)}
 	}
 	out.Principal, out.Granted = spec.STSIAMRoleARN, grantedActions(spec)

@@ -17,6 +17,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
 )
 
 // Annotations a user sets on a CredentialsRequest.
@@ -182,7 +183,7 @@ func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSPr
 		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual:
 			mode = leashv1.CredentialsMode(m)
 		default:
-			return "", &InputError{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough or Manual", m)}
+			return "", &inputerr.Error{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough or Manual", m)}
 		}
 	}
 	if mode == leashv1.ModeManual && spec.STSIAMRoleARN != "" {
@@ -210,7 +211,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	out := Outcome{Mode: mode}
 	ref := cr.Spec.SecretRef
 	if ref.Name == "" || ref.Namespace == "" {
-		out.Failure = inputFailure(&InputError{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
+		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
 		return out, nil
 	}
 	ok, err := p.cluster.NamespaceExists(ctx, ref.Namespace)
@@ -239,7 +240,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		out.Failure = f
 		return out, nil
 	case syncErr != nil:
-		var in *InputError
+		var in *inputerr.Error
 		if errors.As(syncErr, &in) {
 			out.Failure = inputFailure(in)
 			return out, nil

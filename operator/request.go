@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -26,26 +27,17 @@ const (
 // errNotAWS marks a request whose providerSpec is for another cloud.
 var errNotAWS = errors.New("not an AWS request")
 
-// InputError is a request that can never be provisioned as written: the
-// message names the field and the fix. It is not retried.
-type InputError struct {
-	Field string
-	Msg   string
-}
-
-func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
-
 // awsSpec decodes spec.providerSpec; errNotAWS when it is another cloud's.
 func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	raw := cr.Spec.ProviderSpec
 	if raw == nil || len(raw.Raw) == 0 {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
 	}
 	var head struct {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(raw.Raw, &head); err != nil {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
 	}
 	if head.Kind != "AWSProviderSpec" {
 		return nil, errNotAWS
@@ -54,7 +46,7 @@ func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
 	dec := json.NewDecoder(strings.NewReader(string(raw.Raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return nil, &InputError{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
+		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
 	}
 	return &spec, nil
 }
@@ -70,7 +62,7 @@ type policyStatement = leashv1.StatementEntry
 // sent, and its size the one IAM's quotas measure.
 func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
 	}
 	entries := append(slices.Clone(spec.StatementEntries), extra...)
@@ -78,7 +70,7 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	for i, e := range entries {
 		s, err := entryJSON(e)
 		if err != nil {
-			return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+			return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 		}
 		statements[i] = s
 	}
@@ -88,14 +80,14 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	}
 	data, err := json.Marshal(doc)
 	if err != nil {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
 	parsed, err := policy.Parse(data, policy.Identity)
 	if err != nil {
 		return "", nil, entryError(err)
 	}
 	if limit > 0 && parsed.Size > limit {
-		return "", nil, &InputError{Field: "spec.providerSpec.statementEntries",
+		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
 			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a managed policy; merge statements or use wildcards such as ec2:Describe*",
 				parsed.Size, limit)}
 	}
@@ -141,10 +133,10 @@ var entryFields = map[string]string{"Effect": "effect", "Action": "action", "Res
 func entryError(err error) error {
 	var pe *policy.ParseError
 	if !errors.As(err, &pe) {
-		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
 	}
 	if pe.Statement < 0 {
-		return &InputError{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
+		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
 	}
 	field := fmt.Sprintf("spec.providerSpec.statementEntries[%d]", pe.Statement)
 	if pe.Field != "" {
@@ -157,7 +149,7 @@ func entryError(err error) error {
 		}
 		field += "." + name + inner
 	}
-	return &InputError{Field: field, Msg: pe.Msg}
+	return &inputerr.Error{Field: field, Msg: pe.Msg}
 }
 
 // userName is the IAM user minted for a request: the cluster name and the

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/inputerr"
 )
 
 func TestUserNameFitsIAMAndIsUniquePerRequest(t *testing.T) {
@@ -72,7 +73,7 @@ func TestRequestedPolicyNamesTheEntry(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = requestedPolicy(s, managedPolicyLimit)
-			var in *InputError
+			var in *inputerr.Error
 			if !errors.As(err, &in) || !strings.HasPrefix(in.Field, tt.field) {
 				t.Errorf("error %v, want one naming %s", err, tt.field)
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -40,37 +41,17 @@ type NamedDocument struct {
 	Document json.RawMessage `json:"document"`
 }
 
-// InputError is bad input: the source (a file name or "--flag"), the path
-// within it, and what to fix.
-type InputError struct {
-	Source string
-	Path   string
-	Msg    string
-}
-
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Source)
-	if e.Path != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Path)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
 // ReadCases reads one JSON object, a JSON array of objects, or JSON Lines.
 // source names the input in errors.
 func ReadCases(data []byte, source string) ([]Case, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, &InputError{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
+		return nil, &inputerr.Error{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
 	}
 	if trimmed[0] == '[' {
 		var raw []json.RawMessage
 		if err := json.Unmarshal(trimmed, &raw); err != nil {
-			return nil, &InputError{Source: source, Msg: "not a valid JSON array: " + err.Error()}
+			return nil, &inputerr.Error{Source: source, Msg: "not a valid JSON array: " + err.Error()}
 		}
 		cases := make([]Case, 0, len(raw))
 		for i, r := range raw {
@@ -89,7 +70,7 @@ func ReadCases(data []byte, source string) ([]Case, error) {
 	for i := 0; dec.More(); i++ {
 		var r json.RawMessage
 		if err := dec.Decode(&r); err != nil {
-			return nil, &InputError{Source: source, Path: fmt.Sprintf("request %d", i+1), Msg: "not valid JSON: " + err.Error()}
+			return nil, &inputerr.Error{Source: source, Field: fmt.Sprintf("request %d", i+1), Msg: "not valid JSON: " + err.Error()}
 		}
 		path := ""
 		if i > 0 || dec.More() {
@@ -118,7 +99,7 @@ func decodeCase(raw json.RawMessage, source, path string) (Case, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, &InputError{Source: source, Path: path, Msg: "not a request object: " + err.Error() +
+		return c, &inputerr.Error{Source: source, Field: path, Msg: "not a request object: " + err.Error() +
 			" (fields: principal, action, resource, resourceAccount, context, identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps, sessionPolicy)"}
 	}
 	return c, nil
@@ -143,22 +124,22 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 		return path + "." + p
 	}
 	fail := func(p string, err error) error {
-		return &InputError{Source: source, Path: at(p), Msg: err.Error()}
+		return &inputerr.Error{Source: source, Field: at(p), Msg: err.Error()}
 	}
 	if c.Action == "" {
-		return nil, &InputError{Source: source, Path: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
+		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
 	}
 	if svc, name, ok := strings.Cut(c.Action, ":"); !ok || svc == "" || name == "" || strings.ContainsAny(c.Action, "*?") {
-		return nil, &InputError{Source: source, Path: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
+		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
 	}
 	if c.Resource != "" && c.Resource != "*" && !validARN(c.Resource) {
-		return nil, &InputError{Source: source, Path: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
+		return nil, &inputerr.Error{Source: source, Field: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
 	}
 	if c.Principal != "" && strings.HasPrefix(c.Principal, "arn:") && !validARN(c.Principal) {
-		return nil, &InputError{Source: source, Path: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
+		return nil, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
 	}
 	if c.ResourceAccount != "" && !isAccountID(c.ResourceAccount) {
-		return nil, &InputError{Source: source, Path: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
+		return nil, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
 	}
 	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
 	seen := map[string]string{}
@@ -200,7 +181,7 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 	}
 	compiled, err := policy.Compile(set)
 	if err != nil {
-		return nil, &InputError{Source: source, Path: path, Msg: err.Error()}
+		return nil, &inputerr.Error{Source: source, Field: path, Msg: err.Error()}
 	}
 	return &Compiled{Request: req, Policies: compiled}, nil
 }

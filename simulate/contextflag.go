@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"leash.dev/leash/internal/inputerr"
 )
 
 // contextFromFlags turns repeated --context key=value flags into a Case's
@@ -22,11 +24,11 @@ func contextFromFlags(pairs []string) (map[string]json.RawMessage, error) {
 	for _, p := range pairs {
 		key, value, ok := strings.Cut(p, "=")
 		if !ok {
-			return nil, &InputError{Source: "--context", Msg: fmt.Sprintf(
+			return nil, &inputerr.Error{Source: "--context", Msg: fmt.Sprintf(
 				"%q has no \"=\"; write key=value, such as --context aws:SourceIp=203.0.113.7 (key= gives an empty value)", p)}
 		}
 		if strings.TrimSpace(key) == "" {
-			return nil, &InputError{Source: "--context", Msg: fmt.Sprintf(
+			return nil, &inputerr.Error{Source: "--context", Msg: fmt.Sprintf(
 				"%q has no key name before \"=\"; write key=value, such as --context aws:RequestedRegion=eu-north-1", p)}
 		}
 		lower := strings.ToLower(key)
@@ -46,7 +48,7 @@ func contextFromFlags(pairs []string) (map[string]json.RawMessage, error) {
 		}
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, &InputError{Source: "--context", Path: key, Msg: err.Error()}
+			return nil, &inputerr.Error{Source: "--context", Field: key, Msg: err.Error()}
 		}
 		ctx[key] = raw
 	}

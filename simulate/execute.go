@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"leash.dev/leash/internal/inputerr"
 )
 
 // ErrDenied is returned by Execute when the input was good and at least one
@@ -34,7 +36,7 @@ type Options struct {
 
 // Execute reads and checks all input, answers every request and writes the
 // answers to stdout. Nothing is written unless all input is good. It returns
-// an *InputError for bad input, ErrDenied when some request was denied, and
+// an *inputerr.Error for bad input, ErrDenied when some request was denied, and
 // nil when every request was allowed.
 func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 	output := o.Output
@@ -42,7 +44,7 @@ func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 		output = OutputTable
 	}
 	if output != OutputTable && output != OutputJSON {
-		return &InputError{Source: "--output", Msg: fmt.Sprintf(`must be "table" or "json", got %q`, o.Output)}
+		return &inputerr.Error{Source: "--output", Msg: fmt.Sprintf(`must be "table" or "json", got %q`, o.Output)}
 	}
 	cases, source, err := o.cases(stdin)
 	if err != nil {
@@ -79,7 +81,7 @@ func (o *Options) cases(stdin io.Reader) ([]Case, string, error) {
 		return cases, "flags", err
 	}
 	if given := o.Given(); len(given) > 0 {
-		return nil, "", &InputError{Source: "--request", Msg: fmt.Sprintf(
+		return nil, "", &inputerr.Error{Source: "--request", Msg: fmt.Sprintf(
 			"cannot be combined with %s; put the policies and actions in the request file, or drop --request", strings.Join(given, ", "))}
 	}
 	source := o.Request
@@ -89,17 +91,17 @@ func (o *Options) cases(stdin io.Reader) ([]Case, string, error) {
 		source = "stdin"
 		data, err = io.ReadAll(stdin)
 		if err != nil {
-			return nil, "", &InputError{Source: source, Msg: "cannot read: " + err.Error()}
+			return nil, "", &inputerr.Error{Source: source, Msg: "cannot read: " + err.Error()}
 		}
 	} else if data, err = os.ReadFile(o.Request); err != nil {
-		return nil, "", &InputError{Source: source, Msg: readFailure("--request", err)}
+		return nil, "", &inputerr.Error{Source: source, Msg: readFailure("--request", err)}
 	}
 	cases, err := ReadCases(data, source)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(cases) == 0 {
-		return nil, "", &InputError{Source: source, Msg: "has no requests; give a request object, an array of them, or JSON Lines"}
+		return nil, "", &inputerr.Error{Source: source, Msg: "has no requests; give a request object, an array of them, or JSON Lines"}
 	}
 	return cases, source, nil
 }

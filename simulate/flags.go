@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -60,7 +61,7 @@ func (f *Flags) Given() []string {
 // is returned, so that bad input is found before anything is answered.
 func (f *Flags) Cases() ([]Case, error) {
 	if len(f.Actions) == 0 {
-		return nil, &InputError{Source: "--action", Msg: `missing; give the action to check, such as --action s3:GetObject (repeat it to check several), or give requests with --request FILE`}
+		return nil, &inputerr.Error{Source: "--action", Msg: `missing; give the action to check, such as --action s3:GetObject (repeat it to check several), or give requests with --request FILE`}
 	}
 	resource := f.Resource
 	if resource == "" {
@@ -143,7 +144,7 @@ func readLevels(flag string, occurrences []string, kind policy.Kind) ([][]NamedD
 		var level []NamedDocument
 		for _, file := range strings.Split(occurrence, ",") {
 			if strings.TrimSpace(file) == "" {
-				return nil, &InputError{Source: flag, Msg: fmt.Sprintf(
+				return nil, &inputerr.Error{Source: flag, Msg: fmt.Sprintf(
 					"%q has an empty file name; give one organization level per %s, its files separated by commas, such as %s root.json --scp ou.json,deny-regions.json", occurrence, flag, flag)}
 			}
 			doc, err := readPolicyFile(flag, file, kind)
@@ -175,22 +176,22 @@ func resourceKinds(actions []string, resource string) []policy.Kind {
 // blameFlag rewrites an error of Case.Compile, whose path is a Case field,
 // to name the flag that gave the value.
 func blameFlag(err error) error {
-	var ie *InputError
+	var ie *inputerr.Error
 	if !errors.As(err, &ie) {
 		return err
 	}
-	if key, ok := strings.CutPrefix(ie.Path, "context."); ok {
-		return &InputError{Source: "--context", Path: key, Msg: ie.Msg}
+	if key, ok := strings.CutPrefix(ie.Field, "context."); ok {
+		return &inputerr.Error{Source: "--context", Field: key, Msg: ie.Msg}
 	}
-	switch ie.Path {
+	switch ie.Field {
 	case "action":
-		return &InputError{Source: "--action", Msg: ie.Msg}
+		return &inputerr.Error{Source: "--action", Msg: ie.Msg}
 	case "resource":
-		return &InputError{Source: "--resource", Msg: ie.Msg}
+		return &inputerr.Error{Source: "--resource", Msg: ie.Msg}
 	case "resourceAccount":
-		return &InputError{Source: "--resource-account", Msg: ie.Msg}
+		return &inputerr.Error{Source: "--resource-account", Msg: ie.Msg}
 	case "principal":
-		return &InputError{Source: "--principal", Msg: ie.Msg}
+		return &inputerr.Error{Source: "--principal", Msg: ie.Msg}
 	}
-	return &InputError{Source: "flags", Path: ie.Path, Msg: ie.Msg}
+	return &inputerr.Error{Source: "flags", Field: ie.Field, Msg: ie.Msg}
 }

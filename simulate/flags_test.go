@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"leash.dev/leash/internal/inputerr"
 )
 
 func TestContextFromFlags(t *testing.T) {
@@ -50,7 +52,7 @@ func TestContextFromFlagsRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := contextFromFlags([]string{tt.pair})
-			ie, ok := err.(*InputError)
+			ie, ok := err.(*inputerr.Error)
 			if !ok || ie.Source != "--context" || !strings.Contains(ie.Msg, tt.wantMsg) {
 				t.Errorf("got %v, want an --context error saying %q", err, tt.wantMsg)
 			}

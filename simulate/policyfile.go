@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -18,7 +19,7 @@ import (
 func readPolicyFile(flag, file string, kinds ...policy.Kind) (json.RawMessage, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, &InputError{Source: file, Msg: readFailure(flag, err)}
+		return nil, &inputerr.Error{Source: file, Msg: readFailure(flag, err)}
 	}
 	for _, kind := range kinds {
 		if err := checkDocument(data, file, kind); err != nil {
@@ -35,14 +36,14 @@ func checkDocument(data []byte, file string, kind policy.Kind) error {
 	if err != nil {
 		var pe *policy.ParseError
 		if errors.As(err, &pe) {
-			return &InputError{Source: file, Path: pe.Path, Msg: pe.Msg}
+			return &inputerr.Error{Source: file, Field: pe.Path, Msg: pe.Msg}
 		}
-		return &InputError{Source: file, Msg: err.Error()}
+		return &inputerr.Error{Source: file, Msg: err.Error()}
 	}
 	var set policy.Set
 	set.Add(kind, policy.Named{Name: policyName(file), Document: doc})
 	if _, err := policy.Compile(set); err != nil {
-		return &InputError{Source: file, Msg: err.Error()}
+		return &inputerr.Error{Source: file, Msg: err.Error()}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"leash.dev/leash/bench/internal/procmem"
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 )
 
@@ -29,11 +29,11 @@ type endpoint struct {
 
 func newEndpoint(ctx context.Context, o options) (*endpoint, error) {
 	if o.url != "" {
-		id, secret, err := readCredentials(o.creds)
+		key, err := iamclient.KeyFromFile(o.creds)
 		if err != nil {
 			return nil, err
 		}
-		return &endpoint{url: strings.TrimSuffix(o.url, "/"), adminID: id, adminKey: secret, pid: o.pid}, nil
+		return &endpoint{url: strings.TrimSuffix(o.url, "/"), adminID: key.ID, adminKey: key.Secret.Reveal(), pid: o.pid}, nil
 	}
 	e := &endpoint{}
 	dir := o.data
@@ -59,10 +59,12 @@ func newEndpoint(ctx context.Context, o options) (*endpoint, error) {
 	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop, e.served = stop, make(chan error, 1)
 	go func() { e.served <- srv.Serve(serveCtx, ln) }()
-	if e.adminID, e.adminKey, err = readCredentials(srv.AdminCredentialsPath()); err != nil {
+	key, err := iamclient.KeyFromFile(srv.AdminCredentialsPath())
+	if err != nil {
 		e.close()
 		return nil, err
 	}
+	e.adminID, e.adminKey = key.ID, key.Secret.Reveal()
 	return e, nil
 }
 
@@ -159,26 +161,4 @@ func procCPU(path string) time.Duration {
 		return 0
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
-
-// readCredentials reads the default profile's key of a shared credentials
-// file.
-func readCredentials(path string) (id, secret string, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", "", err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		switch strings.TrimSpace(k) {
-		case "aws_access_key_id":
-			id = strings.TrimSpace(v)
-		case "aws_secret_access_key":
-			secret = strings.TrimSpace(v)
-		}
-	}
-	if id == "" || secret == "" {
-		return "", "", errors.New(path + " holds no aws_access_key_id and aws_secret_access_key")
-	}
-	return id, secret, nil
 }

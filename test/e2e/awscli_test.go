@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"leash.dev/leash/credfile"
 )
 
 // awsCLI runs the real AWS CLI against one leash local, with a config and
@@ -109,7 +110,8 @@ type callerIdentity struct{ UserID, Account, Arn string }
 func profile(t *testing.T, name string, key accessKey) as {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "credentials")
-	text := fmt.Sprintf("[%s]\naws_access_key_id = %s\naws_secret_access_key = %s\n", name, key.AccessKeyID, key.SecretAccessKey)
+	text := credfile.Render(credfile.Profile{Name: name, Settings: [][2]string{
+		{"aws_access_key_id", key.AccessKeyID}, {"aws_secret_access_key", key.SecretAccessKey}}})
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
+
+	"leash.dev/leash/iamclient"
 )
 
 // account is the account every test's endpoint holds.
@@ -155,24 +157,11 @@ func (p *process) credentialsPath() string { return filepath.Join(p.dir, "admin-
 // person using leash local would.
 func (p *process) adminKey(t *testing.T) (id, secret string) {
 	t.Helper()
-	data, err := os.ReadFile(p.credentialsPath())
+	key, err := iamclient.KeyFromFile(p.credentialsPath())
 	if err != nil {
 		t.Fatalf("admin credentials: %v", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		switch strings.TrimSpace(k) {
-		case "aws_access_key_id":
-			id = strings.TrimSpace(v)
-		case "aws_secret_access_key":
-			secret = strings.TrimSpace(v)
-		}
-	}
-	if id == "" || secret == "" {
-		t.Fatalf("%s holds no key", p.credentialsPath())
-	}
-	return id, secret
+	return key.ID, key.Secret.Reveal()
 }
 
 func (p *process) iam(id, secret string) *iam.Client {

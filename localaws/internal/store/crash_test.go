@@ -69,7 +69,7 @@ func crashWrite(tx *store.Tx, i int) (keyID string, err error) {
 		return "", err
 	}
 	if i > 0 {
-		if _, err := tx.TagUser(crashUser(i-1), store.Tags{{"next", strconv.Itoa(i)}}); err != nil && !strings.Contains(err.Error(), "cannot be found") {
+		if _, err := tx.Tag(store.TaggedUser, crashUser(i-1), store.Tags{{"next", strconv.Itoa(i)}}); err != nil && !strings.Contains(err.Error(), "cannot be found") {
 			return "", err
 		}
 	}

@@ -193,26 +193,6 @@ func (tx *Tx) UpdateOIDCProviderThumbprint(arn string, thumbprints []string) (OI
 	})
 }
 
-// TagOIDCProvider adds tags to a provider, replacing the values of keys it has.
-func (tx *Tx) TagOIDCProvider(arn string, tags Tags) (OIDCProvider, error) {
-	return tx.updateOIDCProvider(arn, func(p *OIDCProvider) error {
-		merged := p.Tags.merged(tags)
-		if err := merged.check(); err != nil {
-			return err
-		}
-		p.Tags = merged
-		return nil
-	})
-}
-
-// UntagOIDCProvider removes tags from a provider by key.
-func (tx *Tx) UntagOIDCProvider(arn string, keys []string) (OIDCProvider, error) {
-	return tx.updateOIDCProvider(arn, func(p *OIDCProvider) error {
-		p.Tags = p.Tags.without(keys)
-		return nil
-	})
-}
-
 // distinct is ids without repeats, in first-seen order.
 func distinct(ids []string) []string {
 	out := []string{}

@@ -40,10 +40,13 @@ func TestOIDCProviderLifecycle(t *testing.T) {
 		if _, err := tx.UpdateOIDCProviderThumbprint(p.ARN, nil); err != nil {
 			return err
 		}
-		if _, err := tx.TagOIDCProvider(p.ARN, store.Tags{{"k2", "v2"}}); err != nil {
+		if _, err := tx.Tag(store.TaggedOIDCProvider, p.ARN, store.Tags{{"k2", "v2"}}); err != nil {
 			return err
 		}
-		p, err = tx.UntagOIDCProvider(p.ARN, []string{"k"})
+		if _, err := tx.Untag(store.TaggedOIDCProvider, p.ARN, []string{"k"}); err != nil {
+			return err
+		}
+		p, err = tx.GetOIDCProvider(p.ARN)
 		if !reflect.DeepEqual(p.ClientIDs, []string{"leash"}) || len(p.Thumbprints) != 0 || !reflect.DeepEqual(p.Tags, store.Tags{{"k2", "v2"}}) {
 			t.Errorf("after updates: %+v", p)
 		}

@@ -140,6 +140,18 @@ func (tx *Tx) policyVersion(p ManagedPolicy, versionID string) (PolicyVersion, e
 	return v, nil
 }
 
+// updatePolicy applies change to a managed policy and stores it.
+func (tx *Tx) updatePolicy(arn string, change func(*ManagedPolicy) error) (ManagedPolicy, error) {
+	p, err := tx.GetPolicy(arn)
+	if err != nil {
+		return ManagedPolicy{}, err
+	}
+	if err := change(&p); err != nil {
+		return ManagedPolicy{}, err
+	}
+	return p, tx.put(bucketPolicies, key(p.Name), p)
+}
+
 // GetPolicyVersion returns one version of a managed policy.
 func (tx *Tx) GetPolicyVersion(arn, versionID string) (PolicyVersion, error) {
 	p, err := tx.GetPolicy(arn)
@@ -273,30 +285,6 @@ func (tx *Tx) DeletePolicy(arn string) error {
 		return err
 	}
 	return tx.delete(bucketPolicies, key(p.Name))
-}
-
-// TagPolicy adds tags to a managed policy, replacing the values of keys it has.
-func (tx *Tx) TagPolicy(arn string, tags Tags) (ManagedPolicy, error) {
-	p, err := tx.GetPolicy(arn)
-	if err != nil {
-		return ManagedPolicy{}, err
-	}
-	merged := p.Tags.merged(tags)
-	if err := merged.check(); err != nil {
-		return ManagedPolicy{}, err
-	}
-	p.Tags = merged
-	return p, tx.put(bucketPolicies, key(p.Name), p)
-}
-
-// UntagPolicy removes tags from a managed policy by key.
-func (tx *Tx) UntagPolicy(arn string, keys []string) (ManagedPolicy, error) {
-	p, err := tx.GetPolicy(arn)
-	if err != nil {
-		return ManagedPolicy{}, err
-	}
-	p.Tags = p.Tags.without(keys)
-	return p, tx.put(bucketPolicies, key(p.Name), p)
 }
 
 // PolicyEntities are the users and roles a managed policy is attached to.

@@ -154,10 +154,13 @@ func TestPolicyTags(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.TagPolicy(p.ARN, store.Tags{{"a", "1"}, {"b", "2"}}); err != nil {
+		if _, err := tx.Tag(store.TaggedPolicy, p.ARN, store.Tags{{"a", "1"}, {"b", "2"}}); err != nil {
 			return err
 		}
-		p, err = tx.UntagPolicy(p.ARN, []string{"A"})
+		if _, err := tx.Untag(store.TaggedPolicy, p.ARN, []string{"A"}); err != nil {
+			return err
+		}
+		p, err = tx.GetPolicy(p.ARN)
 		if !reflect.DeepEqual(p.Tags, store.Tags{{"b", "2"}}) {
 			t.Errorf("tags = %v", p.Tags)
 		}

@@ -179,26 +179,6 @@ func (tx *Tx) DeleteRole(name string) error {
 	return tx.delete(bucketRoles, key(name))
 }
 
-// TagRole adds tags to a role, replacing the values of keys it has.
-func (tx *Tx) TagRole(name string, tags Tags) (Role, error) {
-	return tx.updateRole(name, func(r *Role) error {
-		merged := r.Tags.merged(tags)
-		if err := merged.check(); err != nil {
-			return err
-		}
-		r.Tags = merged
-		return nil
-	})
-}
-
-// UntagRole removes tags from a role by key.
-func (tx *Tx) UntagRole(name string, keys []string) (Role, error) {
-	return tx.updateRole(name, func(r *Role) error {
-		r.Tags = r.Tags.without(keys)
-		return nil
-	})
-}
-
 // PutRolePermissionsBoundary sets or replaces a role's permissions boundary.
 func (tx *Tx) PutRolePermissionsBoundary(name, policyARN string) (Role, error) {
 	return tx.updateRole(name, func(r *Role) error { return tx.setBoundary(&r.Permissions, policyARN) })

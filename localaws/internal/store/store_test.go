@@ -254,7 +254,7 @@ func TestPermissionsRevisionMovesOnlyWithPermissions(t *testing.T) {
 		{"an inline policy put", func(tx *store.Tx) error { return ignore(tx.PutUserPolicy("alice", "p", doc)) }, true},
 		{"an attachment", func(tx *store.Tx) error { return ignore(tx.AttachRolePolicy("r", mp)) }, true},
 		{"a new default version of an attached policy", func(tx *store.Tx) error { return ignore(tx.CreatePolicyVersion(mp, doc, true)) }, true},
-		{"a user tag", func(tx *store.Tx) error { return ignore(tx.TagUser("alice", store.Tags{{"k", "v"}})) }, true},
+		{"a user tag", func(tx *store.Tx) error { return ignore(tx.Tag(store.TaggedUser, "alice", store.Tags{{"k", "v"}})) }, true},
 		{"an access key", func(tx *store.Tx) error { return ignore(tx.CreateAccessKey("alice")) }, false},
 		{"a session", func(tx *store.Tx) error {
 			return ignore(tx.CreateSession(store.Session{RoleName: "r", RoleSessionName: "s1"}, time.Hour))

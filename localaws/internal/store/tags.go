@@ -25,7 +25,71 @@ func (ts Tags) Get(key string) (string, bool) {
 	return "", false
 }
 
-// merged is ts with add applied in order, as TagUser and the like do.
+// Tagged is a kind of entity that Tag and Untag change. Sessions carry
+// tags too, but set once when they are created.
+type Tagged int
+
+const (
+	TaggedUser         Tagged = iota + 1 // named by its user name
+	TaggedRole                           // named by its role name
+	TaggedPolicy                         // a customer managed policy, named by its ARN
+	TaggedOIDCProvider                   // named by its ARN
+)
+
+// Tag adds tags to the entity of kind k named by id, replacing the values
+// of keys it has (compared without case), and returns its tags. The request
+// and the result must keep IAM's rules (Tags.check): a key twice in one
+// request is refused rather than merged, and the entity keeps 50 tags at
+// most.
+func (tx *Tx) Tag(k Tagged, id string, tags Tags) (Tags, error) {
+	return tx.retag(k, id, func(ts Tags) (Tags, error) {
+		if err := tags.check(); err != nil {
+			return nil, err
+		}
+		merged := ts.merged(tags)
+		return merged, merged.check()
+	})
+}
+
+// Untag removes tags from the entity of kind k named by id, by key compared
+// without case, and returns its tags. Keys it does not have are ignored, as
+// IAM does.
+func (tx *Tx) Untag(k Tagged, id string, keys []string) (Tags, error) {
+	return tx.retag(k, id, func(ts Tags) (Tags, error) { return ts.without(keys), nil })
+}
+
+// retag replaces an entity's tags with what change makes of them, in the
+// entity's own update so that a missing entity is its kind's NoSuchEntity.
+func (tx *Tx) retag(k Tagged, id string, change func(Tags) (Tags, error)) (Tags, error) {
+	var out Tags
+	set := func(ts *Tags) error {
+		next, err := change(*ts)
+		if err != nil {
+			return err
+		}
+		*ts, out = next, next
+		return nil
+	}
+	var err error
+	switch k {
+	case TaggedUser:
+		_, err = tx.updateUser(id, func(u *User) error { return set(&u.Tags) })
+	case TaggedRole:
+		_, err = tx.updateRole(id, func(r *Role) error { return set(&r.Tags) })
+	case TaggedPolicy:
+		_, err = tx.updatePolicy(id, func(p *ManagedPolicy) error { return set(&p.Tags) })
+	case TaggedOIDCProvider:
+		_, err = tx.updateOIDCProvider(id, func(p *OIDCProvider) error { return set(&p.Tags) })
+	default:
+		return nil, fmt.Errorf("store: tags of unknown kind %d", k)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// merged is ts with add applied in order, as Tag does.
 func (ts Tags) merged(add Tags) Tags {
 	out := append(Tags(nil), ts...)
 next:
@@ -41,8 +105,8 @@ next:
 	return out
 }
 
-// without is ts less the given keys, compared without case, as UntagUser and
-// the like do. Keys that are not there are ignored, as IAM does.
+// without is ts less the given keys, compared without case, as Untag does.
+// Keys that are not there are ignored, as IAM does.
 func (ts Tags) without(keys []string) Tags {
 	out := Tags{}
 	for _, t := range ts {

@@ -174,26 +174,6 @@ func (tx *Tx) DeleteUser(name string) error {
 	return tx.delete(bucketUsers, key(u.Name))
 }
 
-// TagUser adds tags to a user, replacing the values of keys it has.
-func (tx *Tx) TagUser(name string, tags Tags) (User, error) {
-	return tx.updateUser(name, func(u *User) error {
-		merged := u.Tags.merged(tags)
-		if err := merged.check(); err != nil {
-			return err
-		}
-		u.Tags = merged
-		return nil
-	})
-}
-
-// UntagUser removes tags from a user by key.
-func (tx *Tx) UntagUser(name string, keys []string) (User, error) {
-	return tx.updateUser(name, func(u *User) error {
-		u.Tags = u.Tags.without(keys)
-		return nil
-	})
-}
-
 // PutUserPermissionsBoundary sets or replaces a user's permissions boundary.
 func (tx *Tx) PutUserPermissionsBoundary(name, policyARN string) (User, error) {
 	return tx.updateUser(name, func(u *User) error { return tx.setBoundary(&u.Permissions, policyARN) })

@@ -227,16 +227,19 @@ func TestTagsMergeAndRemoveRegardlessOfCase(t *testing.T) {
 		if _, err := tx.CreateUser(store.User{Name: "alice", Tags: store.Tags{{"Env", "dev"}, {"team", "a"}}}); err != nil {
 			return err
 		}
-		u, err := tx.TagUser("alice", store.Tags{{"env", "prod"}, {"cost", "1"}})
+		tags, err := tx.Tag(store.TaggedUser, "alice", store.Tags{{"env", "prod"}, {"cost", "1"}})
 		if err != nil {
 			return err
 		}
-		if want := (store.Tags{{"env", "prod"}, {"team", "a"}, {"cost", "1"}}); !reflect.DeepEqual(u.Tags, want) {
-			t.Errorf("after TagUser = %v, want %v", u.Tags, want)
+		if want := (store.Tags{{"env", "prod"}, {"team", "a"}, {"cost", "1"}}); !reflect.DeepEqual(tags, want) {
+			t.Errorf("after Tag = %v, want %v", tags, want)
 		}
-		u, err = tx.UntagUser("alice", []string{"TEAM", "absent"})
+		if _, err = tx.Untag(store.TaggedUser, "alice", []string{"TEAM", "absent"}); err != nil {
+			return err
+		}
+		u, err := tx.GetUser("alice")
 		if want := (store.Tags{{"env", "prod"}, {"cost", "1"}}); !reflect.DeepEqual(u.Tags, want) {
-			t.Errorf("after UntagUser = %v, want %v", u.Tags, want)
+			t.Errorf("stored after Untag = %v, want %v", u.Tags, want)
 		}
 		if v, ok := u.Tags.Get("ENV"); !ok || v != "prod" {
 			t.Errorf("Get(ENV) = %q, %v", v, ok)
@@ -248,7 +251,7 @@ func TestTagsMergeAndRemoveRegardlessOfCase(t *testing.T) {
 		for i := range tags {
 			tags[i] = store.Tag{Key: "k" + string(rune('A'+i%26)) + string(rune('a'+i/26)), Value: "v"}
 		}
-		return ignore(tx.TagUser("alice", tags))
+		return ignore(tx.Tag(store.TaggedUser, "alice", tags))
 	})
 	wantCode(t, err, store.LimitExceeded)
 }

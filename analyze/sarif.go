@@ -1,4 +1,4 @@
-package cli
+package analyze
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"leash.dev/leash/analyze"
 )
 
 // SARIF 2.1.0, the subset code scanning reads: the tool and its rules, and
@@ -93,11 +91,11 @@ type sarifLogicalLocation struct {
 }
 
 // sarifLevel maps a severity to SARIF's levels.
-func sarifLevel(s analyze.Severity) string {
+func sarifLevel(s Severity) string {
 	switch {
-	case s >= analyze.High:
+	case s >= High:
 		return "error"
-	case s == analyze.Medium:
+	case s == Medium:
 		return "warning"
 	}
 	return "note"
@@ -105,7 +103,7 @@ func sarifLevel(s analyze.Severity) string {
 
 // securitySeverity is GitHub's score for a severity: critical above 9.0,
 // high from 7.0, medium from 4.0, low below.
-func securitySeverity(s analyze.Severity) string {
+func securitySeverity(s Severity) string {
 	return [...]string{"0.0", "2.0", "5.0", "8.0", "9.5"}[s]
 }
 
@@ -131,17 +129,17 @@ func ruleDescription(id string) string {
 	return "leash finding " + id
 }
 
-// writeSARIF writes the findings as one SARIF run. sources maps a policy's
+// WriteSARIF writes the findings as one SARIF run. sources maps a policy's
 // name to its file (or an IAM ARN); a file is given relative to the current
 // folder, as code scanning expects paths relative to the repository, and
 // located at the line of the finding's JSON path.
-func writeSARIF(w io.Writer, findings []analyze.Finding, sources map[string]string) error {
+func WriteSARIF(w io.Writer, findings []Finding, sources map[string]string) error {
 	run := sarifRun{
 		Tool:    sarifTool{Driver: sarifDriver{Name: "leash", InformationURI: "https://leash.dev", Rules: []sarifRule{}}},
 		Results: []sarifResult{},
 	}
 	ruleIndex := map[string]int{}
-	ruleSeverity := map[string]analyze.Severity{}
+	ruleSeverity := map[string]Severity{}
 	lines := map[string]*jsonLines{}
 	for _, f := range findings {
 		i, ok := ruleIndex[f.ID]

@@ -1,0 +1,142 @@
+package iamclient_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/localaws"
+)
+
+const (
+	readDoc = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}]}`
+	listDoc = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"*"}]}`
+	trust   = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:root"},"Action":"sts:AssumeRole"}]}`
+)
+
+// TestLoadPolicies reads the policies of a user and a role from leash local
+// as the operator's permission check and leash check do: inline, attached
+// and the boundary, each parsed, and nothing else. (leash local has no
+// groups, so a user's groups' policies are left to the e2e tests on AWS.)
+func TestLoadPolicies(t *testing.T) {
+	ctx := context.Background()
+	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir(), AccountID: "111122223333"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
+	client := iamclient.New(iamclient.Config{Endpoint: l.URL, Credentials: key.Provider(), MaxAttempts: 1})
+
+	read, err := sdk.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("read"), PolicyDocument: aws.String(readDoc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readARN := aws.ToString(read.Policy.Arn)
+	bound, err := sdk.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("bound"), PolicyDocument: aws.String(readDoc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundARN := aws.ToString(bound.Policy.Arn)
+	steps := []func() error{
+		func() error {
+			_, err := sdk.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice"), PermissionsBoundary: &boundARN})
+			return err
+		},
+		func() error {
+			_, err := sdk.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String("alice"), PolicyName: aws.String("own"), PolicyDocument: aws.String(listDoc)})
+			return err
+		},
+		func() error {
+			_, err := sdk.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String("alice"), PolicyArn: &readARN})
+			return err
+		},
+		func() error {
+			_, err := sdk.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ci"), AssumeRolePolicyDocument: aws.String(trust)})
+			return err
+		},
+		func() error {
+			_, err := sdk.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("ci"), PolicyName: aws.String("deploy"), PolicyDocument: aws.String(listDoc)})
+			return err
+		},
+		func() error {
+			_, err := sdk.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String("ci"), PolicyArn: &readARN})
+			return err
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("setup step %d: %v", i, err)
+		}
+	}
+
+	cases := []struct {
+		name, kind, principal string
+		identity              []string // the names of the identity policies, sorted
+		boundary              string   // "" for none
+	}{
+		{"a user has its inline and attached policies and its boundary", "user", "alice", []string{"own", readARN}, boundARN},
+		{"a role has its inline and attached policies and no boundary", "role", "ci", []string{"deploy", readARN}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pp, err := client.LoadPolicies(ctx, c.kind, c.principal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, n := range pp.Identity {
+				if n.Document == nil || len(n.Document.Statements) != 1 {
+					t.Errorf("policy %s is not parsed: %+v", n.Name, n.Document)
+				}
+				names = append(names, n.Name)
+			}
+			slices.Sort(names)
+			want := slices.Sorted(slices.Values(c.identity))
+			if !slices.Equal(names, want) {
+				t.Errorf("identity policies %v, want %v", names, want)
+			}
+			switch {
+			case c.boundary == "" && pp.Boundary != nil:
+				t.Errorf("boundary %s, want none", pp.Boundary.Name)
+			case c.boundary != "" && (pp.Boundary == nil || pp.Boundary.Name != c.boundary || pp.Boundary.Document == nil):
+				t.Errorf("boundary %+v, want %s parsed", pp.Boundary, c.boundary)
+			}
+			set := pp.Set()
+			if got := len(set.Identity); got != len(c.identity) {
+				t.Errorf("Set has %d identity policies, want %d", got, len(c.identity))
+			}
+			if (set.Boundary != nil) != (c.boundary != "") {
+				t.Errorf("Set's boundary %v, want one: %v", set.Boundary, c.boundary != "")
+			}
+		})
+	}
+
+	t.Run("a principal IAM does not have is NoSuchEntity", func(t *testing.T) {
+		for _, kind := range []string{"user", "role"} {
+			_, err := client.LoadPolicies(ctx, kind, "nobody")
+			if !iamclient.IsNotFound(err) {
+				t.Errorf("%s nobody: %v, want NoSuchEntity", kind, err)
+			}
+		}
+	})
+	t.Run("only users and roles hold policies", func(t *testing.T) {
+		_, err := client.LoadPolicies(ctx, "group", "devs")
+		if err == nil || iamclient.IsNotFound(err) || errors.As(err, new(*iamclient.PolicyParseError)) {
+			t.Errorf("group: %v, want an error naming the kind", err)
+		}
+	})
+}
