@@ -18,7 +18,7 @@ func listAttached(c *call, perms store.Permissions) (any, error) {
 	prefix := c.param("PathPrefix")
 	var attached []attachedPolicyShape
 	for _, arn := range perms.AttachedPolicies {
-		path, name := policyPathName(arn)
+		_, path, name, _ := store.PolicyARNParts(arn)
 		if strings.HasPrefix(path, prefix) {
 			attached = append(attached, attachedPolicyShape{PolicyName: name, PolicyArn: arn})
 		}
@@ -32,14 +32,6 @@ func listAttached(c *call, perms store.Permissions) (any, error) {
 		IsTruncated      bool                  `xml:"IsTruncated"`
 		Marker           string                `xml:"Marker,omitempty"`
 	}{append([]attachedPolicyShape{}, page...), marker != "", marker}, nil
-}
-
-// policyPathName splits arn:aws:iam::ACCOUNT:policy/PATH/NAME into /PATH/
-// and NAME. The store has checked attached ARNs' form.
-func policyPathName(arn string) (path, name string) {
-	_, rest, _ := strings.Cut(arn, ":policy")
-	slash := strings.LastIndexByte(rest, '/')
-	return rest[:slash+1], rest[slash+1:]
 }
 
 // The operations below change what a principal may do, so each carries

@@ -278,7 +278,7 @@ func managedOrInline(name, inline string) statementSource {
 	if !strings.HasPrefix(name, "arn:") {
 		return statementSource{id: name, typ: inline}
 	}
-	_, policyName := policyPathName(name)
+	_, _, policyName, _ := store.PolicyARNParts(name)
 	if store.IsAWSManagedPolicy(name) {
 		return statementSource{id: policyName, typ: "aws-managed"}
 	}

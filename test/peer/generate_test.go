@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"leash.dev/leash/policy"
 	"leash.dev/leash/simulate"
 )
 
@@ -432,16 +433,16 @@ func (g *gen) resourcePattern() string {
 			return "*"
 		}
 	}
-	parts := strings.SplitN(r, ":", 6)
-	id := parts[5]
+	a, _ := policy.ParseARN(r)
+	id := a.Resource
 	// prefix is the resource type before the id ("instance/", "table/", ...),
 	// which takes no wildcards.
 	prefix := ""
-	if i := strings.IndexByte(id, '/'); i >= 0 && parts[2] != "s3" {
+	if i := strings.IndexByte(id, '/'); i >= 0 && a.Service != "s3" {
 		prefix, id = id[:i+1], id[i+1:]
 	}
 	with := func(region, account, resID string) string {
-		return strings.Join([]string{parts[0], parts[1], parts[2], region, account, prefix + resID}, ":")
+		return policy.ARN{Partition: a.Partition, Service: a.Service, Region: region, Account: account, Resource: prefix + resID}.String()
 	}
 	switch g.intn(13) {
 	case 0, 1:
@@ -449,48 +450,49 @@ func (g *gen) resourcePattern() string {
 	case 2:
 		return "*"
 	case 3:
-		return with(parts[3], parts[4], id[:g.intn(len(id))]+"*")
+		return with(a.Region, a.Account, id[:g.intn(len(id))]+"*")
 	case 4:
-		if parts[3] != "" {
-			return with("*", parts[4], id)
+		if a.Region != "" {
+			return with("*", a.Account, id)
 		}
-		return with(parts[3], parts[4], "*")
+		return with(a.Region, a.Account, "*")
 	case 5:
-		if parts[4] != "" {
-			return with(parts[3], "*", id)
+		if a.Account != "" {
+			return with(a.Region, "*", id)
 		}
-		return with(parts[3], parts[4], "*"+id[len(id)-g.intn(len(id)):])
+		return with(a.Region, a.Account, "*"+id[len(id)-g.intn(len(id)):])
 	case 6:
 		i := g.intn(len(id))
 		if id[i] == '/' {
 			return r
 		}
-		return with(parts[3], parts[4], id[:i]+"?"+id[i+1:])
+		return with(a.Region, a.Account, id[:i]+"?"+id[i+1:])
 	case 7:
 		return g.arn(g.act.kind, g.owner)
 	case 8:
 		return g.arn(g.act.kind, pick(g, []string{acctA, acctB}))
 	case 9:
-		return with(parts[3], parts[4], strings.ToUpper(id[:1])+id[1:])
+		return with(a.Region, a.Account, strings.ToUpper(id[:1])+id[1:])
 	case 10:
 		if !g.inNotResource {
-			return g.variableResource(parts, prefix)
+			return g.variableResource(a, prefix)
 		}
 		return r
 	case 11:
-		return with(parts[3], parts[4], "*")
+		return with(a.Region, a.Account, "*")
 	}
 	return pick(g, []string{"arn:aws:s3:::amzn-s3-demo-bucket/*", "arn:aws:sqs:*:" + acctA + ":*", "arn:aws:iam::*:role/*", "arn:aws:kms:*:*:key/*"})
 }
 
 // variableResource is a resource pattern with a policy variable in the id.
-func (g *gen) variableResource(parts []string, prefix string) string {
+func (g *gen) variableResource(a policy.ARN, prefix string) string {
 	with := func(id string) string {
-		return strings.Join([]string{parts[0], parts[1], parts[2], parts[3], parts[4], prefix + id}, ":")
+		a.Resource = prefix + id
+		return a.String()
 	}
 	switch {
-	case parts[2] == "s3":
-		bucket, _, _ := strings.Cut(parts[5], "/")
+	case a.Service == "s3":
+		bucket, _, _ := strings.Cut(a.Resource, "/")
 		return "arn:aws:s3:::" + bucket + "/" + pick(g, []string{"home/${aws:username}/*", "teams/${aws:PrincipalTag/team}/*", "home/${aws:username, 'nobody'}/*"})
 	case prefix == "user/":
 		return with(pick(g, []string{"${aws:username}", "division/${aws:username}", "*${aws:username}"}))

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"leash.dev/leash/policy"
 )
 
 // Minimizing removes parts of a disagreeing case for as long as leash and the
@@ -394,11 +396,8 @@ func callerKind(p string) string {
 }
 
 func arnAccount(s string) string {
-	parts := strings.SplitN(s, ":", 6)
-	if len(parts) < 6 || parts[0] != "arn" {
-		return ""
-	}
-	return parts[4]
+	a, _ := policy.ParseARN(s)
+	return a.Account
 }
 
 // errorSummary shortens the peer's errors to a message and the first

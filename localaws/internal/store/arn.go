@@ -30,8 +30,9 @@ func (a Account) assumedRoleARN(roleName, sessionName string) string {
 	return "arn:aws:sts::" + a.ID + ":assumed-role/" + roleName + "/" + sessionName
 }
 
-// policyARNParts splits arn:aws:iam::ACCOUNT:policy/PATH/NAME.
-func policyARNParts(arn string) (account, path, name string, ok bool) {
+// PolicyARNParts splits arn:aws:iam::ACCOUNT:policy/PATH/NAME into the
+// account, the path (/PATH/, or / for none) and the name.
+func PolicyARNParts(arn string) (account, path, name string, ok bool) {
 	rest, ok := strings.CutPrefix(arn, "arn:aws:iam::")
 	if !ok {
 		return "", "", "", false
@@ -53,6 +54,6 @@ func policyARNParts(arn string) (account, path, name string, ok bool) {
 // policies: it records attachments of AWS managed ones without checking that
 // they exist, and the caller supplies their documents.
 func IsAWSManagedPolicy(arn string) bool {
-	account, _, _, ok := policyARNParts(arn)
+	account, _, _, ok := PolicyARNParts(arn)
 	return ok && account == awsAccount
 }

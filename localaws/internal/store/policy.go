@@ -92,7 +92,7 @@ func versionKey(policyName, versionID string) string { return key(policyName) + 
 // GetPolicy returns the account's managed policy of that ARN. AWS managed
 // policies are not in the store (see IsAWSManagedPolicy).
 func (tx *Tx) GetPolicy(arn string) (ManagedPolicy, error) {
-	account, path, name, ok := policyARNParts(arn)
+	account, path, name, ok := PolicyARNParts(arn)
 	var p ManagedPolicy
 	if ok && account == tx.account.ID {
 		found, err := tx.get(bucketPolicies, key(name), &p)

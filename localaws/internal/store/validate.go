@@ -153,7 +153,7 @@ func documentSize(doc string) int {
 // checkPolicyARN checks that arn is a policy ARN at all; whether the policy
 // exists is the caller's check.
 func checkPolicyARN(arn string) error {
-	if _, _, _, ok := policyARNParts(arn); !ok {
+	if _, _, _, ok := PolicyARNParts(arn); !ok {
 		return refuse(InvalidInput, "ARN %s is not valid.", arn)
 	}
 	return nil
