@@ -29,7 +29,8 @@ test:
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test ./...
 
 # Every test that needs neither node nor a Kubernetes API server, in under a
-# minute with a warm build cache: the policy engine and analyses, leash
+# minute with a warm build cache: the policy engine with its 281
+# AWS-documented reference cases (policy/testdata/reference), the analyses, leash
 # local in process, the operator's Provisioner against it (mint, rotation,
 # the inline/managed switch, removal, sweep), the CLI and the API types.
 # Left to `make test`: test/peer (node), test/e2e, test/deploy and
