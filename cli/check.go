@@ -22,10 +22,6 @@ import (
 // errFindings is check's "no": a finding at or above --fail-on.
 var errFindings = errors.New("findings at or above --fail-on")
 
-// defaultPrincipal is who the assertions ask about when no principal is
-// known; diff asks about the same one.
-const defaultPrincipal = "arn:aws:iam::123456789012:user/principal"
-
 type checkOptions struct {
 	output, failOn, principal string
 	principalGiven            bool
@@ -76,7 +72,7 @@ Assertions for CI:
                         (LEASH-ASSERT-DENY)
 An assertion's ACTION may be a pattern; each action it matches is asked.
 Assertions are answered by leash's engine for the principal (without
---principal, --user or --role: `+defaultPrincipal+`),
+--principal, --user or --role: `+analyze.DefaultPrincipal+`),
 with the permissions boundary applied and without request context: an Allow
 whose conditions need context does not count as allowed. A failed assertion
 is a high finding with the engine's reason.
@@ -129,7 +125,7 @@ does not know or credentials it refuses).`),
 		"`ACTION[@RESOURCE]` the policies must allow (resource \"*\" when not given); repeat for several (e.g. --must-allow s3:GetObject@arn:aws:s3:::krops-a/key)")
 	f.StringArrayVar(&o.mustDeny, "must-deny", nil,
 		"`ACTION[@RESOURCE]` the policies must not allow, on any resource they grant it on when none is given; repeat for several (e.g. --must-deny iam:CreateUser)")
-	f.StringVar(&o.principal, "principal", defaultPrincipal,
+	f.StringVar(&o.principal, "principal", analyze.DefaultPrincipal,
 		"`ARN` of the user or role holding the policies: escalation to itself is checked when it is given, and the assertions ask about it (e.g. --principal arn:aws:iam::120392301094:role/krops-ci-e2e)")
 	f.StringVar(&o.user, "user", "",
 		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
@@ -186,25 +182,10 @@ func runCheck(ctx context.Context, o checkOptions) error {
 		return err
 	}
 
-	findings := analyze.Review(in.identity, in.principal, cat)
-	if in.boundary != nil {
-		findings = append(findings, analyze.ReviewBoundary(*in.boundary, cat)...)
+	findings, err := analyze.Check(analyze.Principal{Identity: in.identity, Boundary: in.boundary, ARN: in.principal}, o.only, asserts, cat)
+	if err != nil {
+		return err
 	}
-	if len(o.only) > 0 {
-		findings = append(findings, analyze.Only(in.identity, o.only, cat)...)
-	}
-	if len(asserts) > 0 {
-		principal := in.principal
-		if principal == "" {
-			principal = o.principal
-		}
-		af, err := analyze.CheckAssertions(in.identity, in.boundary, principal, asserts, cat)
-		if err != nil {
-			return err
-		}
-		findings = append(findings, af...)
-	}
-	analyze.SortFindings(findings)
 
 	policies := len(in.identity)
 	if in.boundary != nil {

@@ -100,7 +100,7 @@ input.`),
 		},
 	}
 	cmd.Flags().StringVar(&output, "output", "text", "`FORMAT`: text (one new grant a line) or json")
-	cmd.Flags().StringVar(&principal, "principal", "arn:aws:iam::123456789012:user/principal",
+	cmd.Flags().StringVar(&principal, "principal", analyze.DefaultPrincipal,
 		"`ARN` of the principal both policies are for (its account is where patterns with a wildcard account point)")
 	return cmd
 }

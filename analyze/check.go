@@ -1,0 +1,49 @@
+package analyze
+
+import (
+	"leash.dev/leash/policy"
+	"leash.dev/leash/policy/catalog"
+)
+
+// Principal is one principal's policies as leash check reads them: its
+// identity policies (files, or read from IAM), its permissions boundary (nil
+// for none), and its ARN when known ("" otherwise).
+type Principal struct {
+	Identity []policy.Named
+	Boundary *policy.Named
+	ARN      string
+}
+
+// DefaultPrincipal is who the assertions ask about when the principal is
+// not known: a user in AWS's documented example account.
+const DefaultPrincipal = "arn:aws:iam::123456789012:user/principal"
+
+// Check is everything leash check asks of a principal: Review of its
+// policies, validation of its boundary, and, when given, the Only allowlist
+// (nil for none) and the assertions (about DefaultPrincipal when p.ARN is ""). The findings are sorted as Review sorts
+// them. An error means the policies cannot be compiled for the assertions.
+func Check(p Principal, only []string, asserts []Assertion, cat *catalog.Catalog) ([]Finding, error) {
+	if cat == nil {
+		cat = catalog.Default()
+	}
+	findings := Review(p.Identity, p.ARN, cat)
+	if p.Boundary != nil {
+		findings = append(findings, ReviewBoundary(*p.Boundary, cat)...)
+	}
+	if len(only) > 0 {
+		findings = append(findings, Only(p.Identity, only, cat)...)
+	}
+	if len(asserts) > 0 {
+		askAs := p.ARN
+		if askAs == "" {
+			askAs = DefaultPrincipal
+		}
+		af, err := CheckAssertions(p.Identity, p.Boundary, askAs, asserts, cat)
+		if err != nil {
+			return nil, err
+		}
+		findings = append(findings, af...)
+	}
+	SortFindings(findings)
+	return findings, nil
+}
