@@ -42,6 +42,9 @@ type env struct {
 	// resign sits between every client and the endpoint; it does nothing
 	// until a case gives it a key to re-sign with.
 	resign *resigner
+	// watch sees every call's answer; it does nothing until a case gives
+	// it a check to run after each call.
+	watch *callWatcher
 }
 
 // envOptions are what a case changes; the zero value mints for cluster
@@ -66,7 +69,8 @@ func newEnv(t *testing.T, o envOptions) *env {
 	})
 	httpClient := iamclient.NewHTTPClient(1)
 	t.Cleanup(httpClient.CloseIdleConnections)
-	resign := &resigner{base: httpClient.Transport}
+	watch := &callWatcher{base: httpClient.Transport}
+	resign := &resigner{base: watch}
 	httpClient.Transport = resign
 	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
 		return iamclient.New(iamclient.Config{Endpoint: local.URL, Credentials: key.Provider(), HTTPClient: httpClient, MaxAttempts: 3})
@@ -77,7 +81,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{ctx: context.Background(), local: local, clock: clk, cluster: FolderCluster{Dir: filepath.Join(dir, "secrets")},
-		events: &recorder{}, newIAM: newIAM, admin: newIAM(r.Key), account: local.AccountID(), resign: resign}
+		events: &recorder{}, newIAM: newIAM, admin: newIAM(r.Key), account: local.AccountID(), resign: resign, watch: watch}
 	e.p = e.provisioner(t, o.cfg)
 	return e
 }

@@ -27,17 +27,20 @@ const (
 // derived from the cluster and the request, so a restart finds them again.
 type mintedUser struct {
 	name, path, arn, policy string
-	// managedARN is the managed policy used instead of the inline one when
-	// the policy is over IAM's inline limit.
-	managedARN string
+	// policyARNs is how the ARNs of the user's managed policies start: they
+	// sit under the user's path.
+	policyARNs string
 }
+
+// partARN is the ARN of the user's ith managed policy.
+func (u mintedUser) partARN(i int) string { return u.policyARNs + partName(u.name, i) }
 
 func (p *Provisioner) userFor(cr *leashv1.CredentialsRequest, root iamclient.Identity) mintedUser {
 	name := userName(p.cfg.ClusterName, cr.Namespace, cr.Name, string(cr.UID))
 	path := userPath(p.cfg.ClusterName)
 	prefix := fmt.Sprintf("arn:%s:iam::%s:", partition(root.ARN), root.Account)
 	return mintedUser{name: name, path: path, policy: policyName(name),
-		arn: prefix + "user" + path + name, managedARN: prefix + "policy" + path + policyName(name)}
+		arn: prefix + "user" + path + name, policyARNs: prefix + "policy" + path}
 }
 
 // partition is the ARN partition (aws, aws-cn, aws-us-gov) of an ARN.
@@ -61,7 +64,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	}
 	u := p.userFor(cr, rc.identity)
 	out.User, out.Policy, out.Granted = u.name, u.policy, grantedActions(spec)
-	doc, want, err := requestedPolicy(spec, managedPolicyLimit, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
+	plan, err := planPolicy(spec, u, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
 	if err != nil {
 		return err // nothing created yet
 	}
@@ -70,11 +73,13 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 		return err
 	}
 	out.Principal = user.ARN
-	ensure := p.ensureInlinePolicy
-	if want.Size > inlinePolicyLimit {
-		ensure, out.Policy = p.ensureManagedPolicy, u.managedARN
+	if plan.inline {
+		err = p.ensureInlinePolicy(ctx, rc.iam, cr, u, fresh, plan.parts[0])
+	} else {
+		out.Policy, out.PolicyNote = plan.parts[0].arn, plan.note()
+		err = p.ensureManagedPolicies(ctx, rc.iam, cr, u, fresh, plan.parts)
 	}
-	if err := ensure(ctx, rc.iam, cr, u, fresh, doc, want); err != nil {
+	if err != nil {
 		return err
 	}
 	return p.ensureKey(ctx, rc.iam, cr, u, fresh, out)
@@ -136,22 +141,22 @@ func knownUser(cr *leashv1.CredentialsRequest) string {
 
 // ensureInlinePolicy writes the inline policy unless IAM already holds the
 // same document: compared parsed, so that IAM's reformatting or reordering
-// is not a change. A managed policy left from when the request was larger
-// is removed after the inline one is in place.
-func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
+// is not a change. Managed policies left from when the request was larger
+// are removed after the inline one is in place.
+func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, part policyPart) error {
 	same := false
 	if !fresh {
 		cur, err := c.UserPolicy(ctx, u.name, u.policy)
 		switch {
 		case err == nil:
 			have, perr := policy.Parse([]byte(cur), policy.Identity)
-			same = perr == nil && policy.Equivalent(have, want)
+			same = perr == nil && policy.Equivalent(have, part.want)
 		case !iamclient.IsNotFound(err):
 			return err
 		}
 	}
 	if !same {
-		if err := c.PutUserPolicy(ctx, u.name, u.policy, doc); err != nil {
+		if err := c.PutUserPolicy(ctx, u.name, u.policy, part.doc); err != nil {
 			return err
 		}
 		p.policyEvent(cr, fresh, "inline policy "+u.policy, u.name)
@@ -159,52 +164,68 @@ func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Clien
 	if fresh {
 		return nil
 	}
-	return p.dropManagedPolicy(ctx, c, cr, u)
+	attached, err := c.AttachedUserPolicies(ctx, u.name)
+	if err != nil {
+		return err
+	}
+	return p.dropManagedPolicies(ctx, c, cr, u, attached, nil)
 }
 
-// ensureManagedPolicy keeps a customer managed policy, attached to the user
-// only, for a policy over the inline limit (IAM allows 6,144 characters).
-func (p *Provisioner) ensureManagedPolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, doc string, want *policy.Document) error {
-	cur, err := c.ManagedPolicyDocument(ctx, u.managedARN)
-	switch {
-	case iamclient.IsNotFound(err):
-		if _, err := c.CreatePolicy(ctx, u.path, u.policy, doc); err != nil && !iamclient.IsAlreadyExists(err) {
-			return err
-		}
-		p.policyEvent(cr, true, "managed policy "+u.managedARN, u.name)
-	case err != nil:
-		return err
-	default:
-		if have, perr := policy.Parse([]byte(cur), policy.Identity); perr != nil || !policy.Equivalent(have, want) {
-			if err := p.replacePolicyVersion(ctx, c, u.managedARN, doc); err != nil {
-				return err
-			}
-			p.policyEvent(cr, false, "managed policy "+u.managedARN, u.name)
-		}
-	}
-	attached := false
+// ensureManagedPolicies keeps customer managed policies, attached to the
+// user only, for a policy over the inline limit: one when it fits IAM's
+// 6,144 characters, else one per part. The last parts are written first
+// and the parts no longer used are removed last, so that while a policy is
+// split further or merged the user holds every statement it keeps
+// throughout; a part is attached right after it is created, so a crash
+// leaves at most the one being made unattached, and a retry finds it by
+// name.
+func (p *Provisioner) ensureManagedPolicies(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, parts []policyPart) error {
+	var attached []string
 	if !fresh {
-		arns, err := c.AttachedUserPolicies(ctx, u.name)
-		if err != nil {
+		var err error
+		if attached, err = c.AttachedUserPolicies(ctx, u.name); err != nil {
 			return err
 		}
-		for _, a := range arns {
-			attached = attached || a == u.managedARN
-		}
 	}
-	if !attached {
-		if err := c.AttachUserPolicy(ctx, u.name, u.managedARN); err != nil {
+	for i := len(parts) - 1; i >= 0; i-- {
+		if err := p.ensureManagedPolicy(ctx, c, cr, u, parts[i], slices.Contains(attached, parts[i].arn)); err != nil {
 			return err
 		}
 	}
 	if fresh {
 		return nil
 	}
-	// The inline policy of a smaller request would add to the managed one.
+	// The inline policy of a smaller request would add to the managed ones.
 	if err := c.DeleteUserPolicy(ctx, u.name, u.policy); err != nil && !iamclient.IsNotFound(err) {
 		return err
 	}
-	return nil
+	return p.dropManagedPolicies(ctx, c, cr, u, attached, parts)
+}
+
+// ensureManagedPolicy makes one managed policy hold its part and be
+// attached to the user.
+func (p *Provisioner) ensureManagedPolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, part policyPart, attached bool) error {
+	cur, err := c.ManagedPolicyDocument(ctx, part.arn)
+	switch {
+	case iamclient.IsNotFound(err):
+		if _, err := c.CreatePolicy(ctx, u.path, part.name, part.doc); err != nil && !iamclient.IsAlreadyExists(err) {
+			return err
+		}
+		p.policyEvent(cr, true, "managed policy "+part.arn, u.name)
+	case err != nil:
+		return err
+	default:
+		if have, perr := policy.Parse([]byte(cur), policy.Identity); perr != nil || !policy.Equivalent(have, part.want) {
+			if err := p.replacePolicyVersion(ctx, c, part.arn, part.doc); err != nil {
+				return err
+			}
+			p.policyEvent(cr, false, "managed policy "+part.arn, u.name)
+		}
+	}
+	if attached {
+		return nil
+	}
+	return c.AttachUserPolicy(ctx, u.name, part.arn)
 }
 
 // replacePolicyVersion makes doc the default version and deletes the
@@ -232,26 +253,34 @@ func (p *Provisioner) replacePolicyVersion(ctx context.Context, c *iamclient.Cli
 	return nil
 }
 
-// dropManagedPolicy detaches and deletes the user's managed policy, if a
-// larger version of the request made one.
-func (p *Provisioner) dropManagedPolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser) error {
-	arns, err := c.AttachedUserPolicies(ctx, u.name)
-	if err != nil {
-		return err
-	}
-	for _, a := range arns {
-		if a != u.managedARN {
+// dropManagedPolicies detaches and deletes the user's attached managed
+// policies that are not among keep, last part first, as a larger version
+// of the request left them.
+func (p *Provisioner) dropManagedPolicies(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, arns []string, keep []policyPart) error {
+	for i := maxManagedPolicies - 1; i >= len(keep); i-- {
+		arn := u.partARN(i)
+		if !slices.Contains(arns, arn) {
 			continue
 		}
-		if err := c.DetachUserPolicy(ctx, u.name, a); err != nil && !iamclient.IsNotFound(err) {
+		if err := c.DetachUserPolicy(ctx, u.name, arn); err != nil && !iamclient.IsNotFound(err) {
 			return err
 		}
-		if err := c.DeletePolicy(ctx, a); err != nil {
+		if err := c.DeletePolicy(ctx, arn); err != nil {
 			return err
 		}
-		p.event(cr, "PolicyDeleted", "deleted managed policy %s of IAM user %s: the policy fits inline now", a, u.name)
+		p.event(cr, "PolicyDeleted", "deleted managed policy %s of IAM user %s: %s", arn, u.name, droppedWhy(len(keep)))
 	}
 	return nil
+}
+
+func droppedWhy(kept int) string {
+	switch kept {
+	case 0:
+		return "the policy fits inline now"
+	case 1:
+		return "the policy fits one managed policy now"
+	}
+	return fmt.Sprintf("the policy fits %d managed policies now", kept)
 }
 
 func (p *Provisioner) policyEvent(cr *leashv1.CredentialsRequest, created bool, what, user string) {

@@ -33,6 +33,7 @@ func TestMint(t *testing.T) {
 		{"a rotation due while the previous key's grace runs retires that key early: never three keys",
 			envOptions{cfg: Config{RotateAfter: 2 * time.Minute, RotationGrace: 5 * time.Minute}}, mintRotationDuringGrace},
 		{"a policy over the inline limit becomes a managed policy of its user only, and inline again when it shrinks", envOptions{}, mintInlineManagedSwitch},
+		{"a policy over one managed policy is split across managed policies of its user, merged into one and inline again as it shrinks, the key keeping every statement", envOptions{}, mintSplitSwitch},
 		{"a user with the request's name owned by another request is not adopted", envOptions{}, mintRefusesAnotherRequestsUser},
 		{"a new key acting as another ARN than the user's is not published", envOptions{}, mintRefusesKeyOfAnotherPrincipal},
 		{"a new key acting as another user is not published", envOptions{}, mintRefusesKeyActingAsAnotherUser},
@@ -283,6 +284,138 @@ func mintInlineManagedSwitch(t *testing.T, e *env) {
 	if got := e.events.reasons(corev1.EventTypeNormal); !slices.Contains(got, "PolicyDeleted") {
 		t.Errorf("Events %v, want a PolicyDeleted", got)
 	}
+}
+
+func mintSplitSwitch(t *testing.T, e *env) {
+	small := []leashv1.StatementEntry{allow("*", "iam:ListUsers")}
+	split := splitEntries() // iam:ListUsers in one statement, iam:ListPolicies in the other
+	one := []leashv1.StatementEntry{split[0], allow("*", "iam:ListPolicies")}
+	cr := mintRequest(t, "big", small...)
+	e.ready(t, cr)
+	name := userName("unit", "apps", "big", string(cr.UID))
+	key := e.publishedKey(t, cr)
+	u := mintedUser{name: name, policyARNs: "arn:aws:iam::" + e.account + ":policy/leash/unit/"}
+	parts := []string{u.partARN(0), u.partARN(1)}
+
+	steps := []struct {
+		name    string
+		entries []leashv1.StatementEntry
+		// managed are the managed policies the user has; none is inline.
+		managed []string
+		note    string
+	}{
+		{"inline to split", split, parts, "policy split across 2 managed policies"},
+		{"split to one managed policy", one, parts[:1], ""},
+		{"one managed policy to split", split, parts, "policy split across 2 managed policies"},
+		{"split to inline", small, nil, ""},
+	}
+	// Between any two calls of a sync the key keeps every statement that is
+	// in the request both before and after it.
+	own := iamclient.New(iamclient.Config{Endpoint: e.local.URL, Credentials: key.Provider(), HTTPClient: iamclient.NewHTTPClient(1)})
+	var kept []string
+	lost := map[string]bool{}
+	e.watch.set(func() {
+		for _, action := range kept {
+			var err error
+			switch action {
+			case "iam:ListUsers":
+				_, err = own.ListUsers(e.ctx, "/")
+			case "iam:ListPolicies":
+				_, err = own.ListPolicies(e.ctx, "/")
+			}
+			if err != nil {
+				lost[action] = true
+			}
+		}
+	})
+	defer e.watch.set(nil)
+	for _, step := range steps {
+		kept = []string{"iam:ListUsers"}
+		if step.name == "split to one managed policy" || step.name == "one managed policy to split" {
+			kept = append(kept, "iam:ListPolicies")
+		}
+		setEntries(t, cr, step.entries...)
+		out := e.ready(t, cr)
+		for action := range lost {
+			t.Errorf("%s: the key was denied %s between two calls of the sync, though the request holds it before and after", step.name, action)
+		}
+		clear(lost)
+		if out.PolicyNote != step.note {
+			t.Errorf("%s: policy note %q, want %q", step.name, out.PolicyNote, step.note)
+		}
+		attached, err := e.admin.AttachedUserPolicies(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Sort(attached); !slices.Equal(attached, step.managed) {
+			t.Errorf("%s: attached %v, want %v", step.name, attached, step.managed)
+		}
+		policies, err := e.admin.ListPolicies(e.ctx, "/leash/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var arns []string
+		for _, pol := range policies {
+			arns = append(arns, pol.ARN)
+			if pol.Attachments != 1 {
+				t.Errorf("%s: managed policy %s attached %d times, want once, to its user", step.name, pol.ARN, pol.Attachments)
+			}
+		}
+		if slices.Sort(arns); !slices.Equal(arns, step.managed) {
+			t.Errorf("%s: managed policies %v, want %v (the ones no longer used deleted)", step.name, arns, step.managed)
+		}
+		inline, err := e.admin.UserPolicyNames(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantInline := len(step.managed) == 0; (len(inline) == 1) != wantInline || len(inline) > 1 {
+			t.Errorf("%s: inline policies %v, want one only when there is no managed policy", step.name, inline)
+		}
+		if len(step.managed) > 1 {
+			for _, arn := range step.managed {
+				doc, err := e.admin.ManagedPolicyDocument(e.ctx, arn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := nonSpace(doc); n > managedPolicyLimit {
+					t.Errorf("%s: part %s is %d characters, over IAM's %d", step.name, arn, n, managedPolicyLimit)
+				}
+			}
+		}
+		if now := e.publishedKey(t, cr); now.ID != key.ID {
+			t.Fatalf("%s: the key changed from %s to %s", step.name, key.ID, now.ID)
+		}
+		kc := e.admin.WithKey(key)
+		if _, err := kc.ListUsers(e.ctx, "/"); err != nil {
+			t.Errorf("%s: iam:ListUsers: %v, want it allowed", step.name, err)
+		}
+		_, err = kc.ListPolicies(e.ctx, "/")
+		if requested := step.name != "split to inline"; requested != (err == nil) {
+			t.Errorf("%s: iam:ListPolicies: %v, want allowed %v", step.name, err, requested)
+		}
+		if _, err := kc.GetUser(e.ctx, name); err != nil {
+			t.Errorf("%s: the key may not read its own user: %v", step.name, err)
+		}
+		if _, err := kc.CreateUser(e.ctx, iamclient.NewUser{Name: "intruder"}); !iamclient.IsAccessDenied(err) {
+			t.Errorf("%s: iam:CreateUser: %v, want AccessDenied", step.name, err)
+		}
+		if _, err := kc.GetUser(e.ctx, localaws.AdminUser); !iamclient.IsAccessDenied(err) {
+			t.Errorf("%s: iam:GetUser of another user: %v, want AccessDenied", step.name, err)
+		}
+	}
+	if got := e.events.reasons(corev1.EventTypeNormal); count(got, "PolicyDeleted") != 3 {
+		t.Errorf("Events %v, want a PolicyDeleted for each managed policy no longer used (3)", got)
+	}
+}
+
+func nonSpace(s string) int {
+	n := 0
+	for _, r := range s {
+		if r != ' ' && r != '\n' && r != '\t' && r != '\r' {
+			n++
+		}
+	}
+	return n
 }
 
 // mintRefusesAnotherRequestsUser pins the ownership check: a user that has

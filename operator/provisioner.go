@@ -162,6 +162,9 @@ type Outcome struct {
 	Principal string
 	// User and Policy are the minted user and its policy.
 	User, Policy string
+	// PolicyNote says how a policy too large for one managed policy was
+	// stored, for the Ready message; empty otherwise.
+	PolicyNote string
 	// Provisioned is true when the Secret holds the credentials.
 	Provisioned bool
 	// Failure is the problem to report, nil when none.

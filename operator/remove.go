@@ -39,10 +39,12 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		if err := p.deleteUser(ctx, rc.iam, u.name, string(cr.UID)); err != nil {
 			return err
 		}
-		// A managed policy may outlive its user after a crash: it is deleted
-		// by its name either way.
-		if err := rc.iam.DeletePolicy(ctx, u.managedARN); err != nil {
-			return err
+		// A managed policy may outlive its user after a crash, or be left
+		// unattached by one: each part is deleted by its name either way.
+		for i := range maxManagedPolicies {
+			if err := rc.iam.DeletePolicy(ctx, u.partARN(i)); err != nil {
+				return err
+			}
 		}
 		p.event(cr, "UserDeleted", "deleted IAM user %s with its keys and policies", u.name)
 	}
@@ -100,9 +102,11 @@ func (p *Provisioner) deleteUser(ctx context.Context, c *iamclient.Client, name,
 		if err := c.DetachUserPolicy(ctx, name, arn); err != nil && !iamclient.IsNotFound(err) {
 			return err
 		}
-		if strings.HasSuffix(arn, ":policy"+u.Path+policyName(name)) { // the one leash made for it
-			if err := c.DeletePolicy(ctx, arn); err != nil {
-				return err
+		for _, part := range partNames(name) { // the ones leash made for it
+			if strings.HasSuffix(arn, ":policy"+u.Path+part) {
+				if err := c.DeletePolicy(ctx, arn); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -22,6 +22,7 @@ func TestRemove(t *testing.T) {
 	}{
 		{"keys, inline policy, login profile, user and Secret are deleted", removeEverything},
 		{"a managed policy is detached and deleted with its user", removeManaged},
+		{"every part of a split policy is deleted with its user, an unattached one a crash left too", removeSplit},
 		{"a user with the request's name owned by another request is left alone", removeLeavesOthers},
 	}
 	for _, tt := range tests {
@@ -103,5 +104,32 @@ func removeLeavesOthers(t *testing.T, e *env) {
 	}
 	if s := e.secret(t, cr); s == nil {
 		t.Error("the other request's Secret was deleted")
+	}
+}
+
+func removeSplit(t *testing.T, e *env) {
+	cr := mintRequest(t, "big", splitEntries()...)
+	e.ready(t, cr)
+	name := userName("unit", "apps", "big", string(cr.UID))
+	u := mintedUser{name: name, policyARNs: "arn:aws:iam::" + e.account + ":policy/leash/unit/"}
+	// A crash between CreatePolicy and AttachUserPolicy of a third part,
+	// then the request shrank back: the part is the user's but unattached.
+	if _, err := e.admin.CreatePolicy(e.ctx, userPath("unit"), partName(name, 2),
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:ListUsers","Resource":"*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.p.Remove(e.ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := e.admin.ManagedPolicyDocument(e.ctx, u.partARN(i)); !iamclient.IsNotFound(err) {
+			t.Errorf("managed policy %s after removal: %v, want NoSuchEntity", u.partARN(i), err)
+		}
+	}
+	if policies, err := e.admin.ListPolicies(e.ctx, "/leash/"); err != nil || len(policies) != 0 {
+		t.Errorf("managed policies %+v (%v) after removal, want none", policies, err)
+	}
+	if _, err := e.admin.GetUser(e.ctx, name); !iamclient.IsNotFound(err) {
+		t.Errorf("user after removal: %v, want NoSuchEntity", err)
 	}
 }

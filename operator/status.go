@@ -90,7 +90,11 @@ func readyMessage(cr *leashv1.CredentialsRequest, out Outcome) string {
 	case leashv1.ModeSTS:
 		return fmt.Sprintf("Secret %s/%s configures web identity for %s", ref.Namespace, ref.Name, out.Principal)
 	}
-	return fmt.Sprintf("Secret %s/%s holds a working key of %s", ref.Namespace, ref.Name, out.Principal)
+	msg := fmt.Sprintf("Secret %s/%s holds a working key of %s", ref.Namespace, ref.Name, out.Principal)
+	if out.PolicyNote != "" {
+		msg += "; " + out.PolicyNote
+	}
+	return msg
 }
 
 // setDeprovisionFailure reports a failed removal.

@@ -45,15 +45,16 @@ func (p *Provisioner) Sweep(ctx context.Context, liveUIDs map[string]bool, grace
 }
 
 // sweepPolicies deletes managed policies leash made for users that do not
-// exist: left by a crash between CreatePolicy and AttachUserPolicy of a
-// request that was then deleted without its finalizer.
+// exist, any part of a split policy among them: left by a crash between
+// CreatePolicy and AttachUserPolicy of a request that was then deleted
+// without its finalizer.
 func (p *Provisioner) sweepPolicies(ctx context.Context, rc *rootClient, users []iamclient.User, grace time.Duration, deleted []string) ([]string, error) {
 	live := map[string]bool{}
 	for _, u := range users {
-		live[policyName(u.Name)] = true
+		live[u.Name] = true
 	}
 	for _, name := range deleted {
-		delete(live, policyName(name))
+		delete(live, name)
 	}
 	policies, err := rc.iam.ListPolicies(ctx, userPath(p.cfg.ClusterName))
 	if err != nil {
@@ -61,7 +62,8 @@ func (p *Provisioner) sweepPolicies(ctx context.Context, rc *rootClient, users [
 	}
 	now := p.now()
 	for _, pol := range policies {
-		if pol.Attachments > 0 || live[pol.Name] || now.Sub(pol.Created) < grace || !strings.HasSuffix(pol.Name, "-policy") {
+		user, ok := partUser(pol.Name)
+		if !ok || pol.Attachments > 0 || live[user] || now.Sub(pol.Created) < grace {
 			continue
 		}
 		if err := rc.iam.DeletePolicy(ctx, pol.ARN); err != nil {

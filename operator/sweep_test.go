@@ -15,16 +15,17 @@ func TestSweep(t *testing.T) {
 		name  string
 		grace time.Duration
 		// want names what is deleted: "gone" for the user of the deleted
-		// request, "orphan" for a managed policy without a user.
+		// request (split across managed policies), "orphan" and "orphan-2"
+		// for parts of a managed policy without a user.
 		want []string
 	}{
-		{"the user of a deleted request and an unattached policy are deleted; live and other clusters' users stay", 0, []string{"gone", "orphan"}},
+		{"the user of a deleted request with every part of its policy, and unattached parts, are deleted; live and other clusters' users stay", 0, []string{"gone", "orphan", "orphan-2"}},
 		{"users and policies younger than the grace are spared", time.Hour, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
-			gone := mintRequest(t, "gone", allow("*", "iam:ListUsers"))
+			gone := mintRequest(t, "gone", splitEntries()...)
 			live := mintRequest(t, "live", allow("*", "iam:ListUsers"))
 			e.ready(t, gone)
 			e.ready(t, live)
@@ -38,6 +39,11 @@ func TestSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			orphan2, err := e.admin.CreatePolicy(e.ctx, userPath("unit"), "unit-apps-crashed-aaaaaaaa-policy-2",
+				`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:ListPolicies","Resource":"*"}]}`)
+			if err != nil {
+				t.Fatal(err)
+			}
 			// Under this cluster's path but tagged for another cluster: not
 			// this cluster's to judge.
 			foreign, err := e.admin.CreateUser(e.ctx, iamclient.NewUser{Name: "unit-apps-foreign-aaaaaaaa", Path: userPath("unit"),
@@ -46,11 +52,12 @@ func TestSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 			names := map[string]string{
-				"foreign": foreign.Name,
-				"gone":    userName("unit", "apps", "gone", string(gone.UID)),
-				"live":    userName("unit", "apps", "live", string(live.UID)),
-				"other":   userName("other", "apps", "theirs", string(other.UID)),
-				"orphan":  orphan,
+				"foreign":  foreign.Name,
+				"gone":     userName("unit", "apps", "gone", string(gone.UID)),
+				"live":     userName("unit", "apps", "live", string(live.UID)),
+				"other":    userName("other", "apps", "theirs", string(other.UID)),
+				"orphan":   orphan,
+				"orphan-2": orphan2,
 			}
 
 			deleted, err := e.p.Sweep(e.ctx, map[string]bool{string(live.UID): true}, tt.grace, "")
@@ -70,9 +77,24 @@ func TestSweep(t *testing.T) {
 					t.Errorf("user %s (%s): %v; want deleted %v", names[who], who, err, wantGone)
 				}
 			}
-			_, err = e.admin.ManagedPolicyDocument(e.ctx, orphan)
-			if wantGone := slices.Contains(tt.want, "orphan"); wantGone != iamclient.IsNotFound(err) {
-				t.Errorf("policy %s: %v; want deleted %v", orphan, err, wantGone)
+			for _, who := range []string{"orphan", "orphan-2"} {
+				_, err = e.admin.ManagedPolicyDocument(e.ctx, names[who])
+				if wantGone := slices.Contains(tt.want, who); wantGone != iamclient.IsNotFound(err) {
+					t.Errorf("policy %s: %v; want deleted %v", names[who], err, wantGone)
+				}
+			}
+			goneParts := 0
+			policies, err := e.admin.ListPolicies(e.ctx, "/leash/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pol := range policies {
+				if user, _ := partUser(pol.Name); user == names["gone"] {
+					goneParts++
+				}
+			}
+			if wantParts := map[bool]int{true: 0, false: 2}[slices.Contains(tt.want, "gone")]; goneParts != wantParts {
+				t.Errorf("%d managed policies of %s left, want %d", goneParts, names["gone"], wantParts)
 			}
 			// The other cluster's key still works as its user.
 			e.actsAs(t, e.publishedKey(t, other), "arn:aws:iam::"+e.account+":user/leash/other/"+names["other"])
