@@ -18,7 +18,8 @@ import (
 
 // IAM's size limits, in characters without whitespace: a user's inline
 // policies together, and one managed policy. A minted policy is inline when
-// it fits, else managed.
+// it fits, else managed, split across several when one cannot hold it
+// (planPolicy).
 const (
 	inlinePolicyLimit  = 2048
 	managedPolicyLimit = 6144
