@@ -63,9 +63,11 @@ func TestCrashAtEveryIAMCall(t *testing.T) {
 		"--rotation-grace", "0", "--sweep-interval", "1s", "--sweep-grace", "2s")
 
 	// Mint: once with a policy that fits inline, once with one that must be
-	// a managed policy (more calls: GetPolicy, CreatePolicy, AttachUserPolicy).
+	// a managed policy (more calls: GetPolicy, CreatePolicy, AttachUserPolicy),
+	// once with one split across two managed policies (those calls twice).
 	crashMints(t, cl, tap, runs, "r", crashEntries, 4)
 	crashMints(t, cl, tap, runs, "m", bigCrashEntries(), 6)
+	crashMints(t, cl, tap, runs, "s", splitCrashEntries(), 9)
 	secrets := tap.secrets()
 	for _, s := range crashSecrets(t, cl) {
 		secrets = append(secrets, string(s.Data[operator.SecretKeySecret]))
@@ -331,16 +333,21 @@ func checkMinted(t *testing.T, cl *cluster) {
 		t.Errorf("users %v (request UID %q) belong to no request", names, uid)
 	}
 	// Requests named m-N are over the inline limit: each has one managed
-	// policy, attached to its user; there are no others.
+	// policy, attached to its user; requests named s-N are over one managed
+	// policy's limit: each has two; there are no others.
 	want := map[string]bool{}
 	for _, cr := range crs {
-		if strings.HasPrefix(cr.Name, "m-") {
-			want["arn:aws:iam::"+account+":policy/leash/"+crashNS+"/"+userOf(t, &cr)+"-policy"] = true
+		prefix := "arn:aws:iam::" + account + ":policy/leash/" + crashNS + "/" + userOf(t, &cr)
+		switch {
+		case strings.HasPrefix(cr.Name, "m-"):
+			want[prefix+"-policy"] = true
+		case strings.HasPrefix(cr.Name, "s-"):
+			want[prefix+"-policy"], want[prefix+"-policy-2"] = true, true
 		}
 	}
 	for _, arn := range crashPolicies(t, cl) {
 		if !want[arn] {
-			t.Errorf("managed policy %s belongs to no request over the inline limit", arn)
+			t.Errorf("managed policy %s belongs to no request over the inline limit, or is a part too many", arn)
 		}
 		delete(want, arn)
 	}
@@ -825,4 +832,15 @@ func bigCrashEntries() string {
 		actions = append(actions, fmt.Sprintf("%q", fmt.Sprintf("ec2:DescribeInstanceAttributeNumber%02d", i)))
 	}
 	return "- effect: Allow\n  action: [" + strings.Join(actions, ", ") + "]\n  resource: \"*\"\n"
+}
+
+// splitCrashEntries is a request over IAM's 6,144-character limit of one
+// managed policy: 80 statements of about 85 characters, packed whole into
+// two managed policies.
+func splitCrashEntries() string {
+	var entries string
+	for i := 0; i < 80; i++ {
+		entries += fmt.Sprintf("- effect: Allow\n  action: [\"s3:GetObject\"]\n  resource: \"arn:aws:s3:::crash-split-bucket-%02d/*\"\n", i)
+	}
+	return entries
 }
