@@ -34,6 +34,7 @@ func TestMint(t *testing.T) {
 			envOptions{cfg: Config{RotateAfter: 2 * time.Minute, RotationGrace: 5 * time.Minute}}, mintRotationDuringGrace},
 		{"a policy over the inline limit becomes a managed policy of its user only, and inline again when it shrinks", envOptions{}, mintInlineManagedSwitch},
 		{"a policy over one managed policy is split across managed policies of its user, merged into one and inline again as it shrinks, the key keeping every statement", envOptions{}, mintSplitSwitch},
+		{"statements too large for ten managed policies, or one over a managed policy, are refused before any user is made", envOptions{}, mintRefusesTooLarge},
 		{"a user with the request's name owned by another request is not adopted", envOptions{}, mintRefusesAnotherRequestsUser},
 		{"a new key acting as another ARN than the user's is not published", envOptions{}, mintRefusesKeyOfAnotherPrincipal},
 		{"a new key acting as another user is not published", envOptions{}, mintRefusesKeyActingAsAnotherUser},
@@ -405,6 +406,32 @@ func mintSplitSwitch(t *testing.T, e *env) {
 	}
 	if got := e.events.reasons(corev1.EventTypeNormal); count(got, "PolicyDeleted") != 3 {
 		t.Errorf("Events %v, want a PolicyDeleted for each managed policy no longer used (3)", got)
+	}
+}
+
+func mintRefusesTooLarge(t *testing.T, e *env) {
+	tests := []struct {
+		name    string
+		entries []leashv1.StatementEntry
+		message string
+	}{
+		{"one-statement", []leashv1.StatementEntry{bulkyStatement("ec2:*", 6300)},
+			"spec.providerSpec.statementEntries[0]: makes a policy of "},
+		{"eleven-parts", repeatStatement(bulkyStatement("ec2:Describe*", 4000), 11),
+			"they need 11, over IAM's default quota of 10 managed policies attached to a user; merge statements or use wildcards"},
+	}
+	for _, tt := range tests {
+		cr := mintRequest(t, tt.name, tt.entries...)
+		out, err := e.sync(t, e.p, cr)
+		if err != nil || out.Failure == nil || out.Failure.Reason != "InvalidRequest" || !strings.Contains(out.Failure.Message, tt.message) {
+			t.Errorf("%s: sync error %v, failure %+v; want InvalidRequest saying %q", tt.name, err, out.Failure, tt.message)
+		}
+		if _, err := e.admin.GetUser(e.ctx, userName("unit", "apps", tt.name, string(cr.UID))); !iamclient.IsNotFound(err) {
+			t.Errorf("%s: user of a refused request: %v, want none made", tt.name, err)
+		}
+	}
+	if policies, err := e.admin.ListPolicies(e.ctx, "/leash/"); err != nil || len(policies) != 0 {
+		t.Errorf("managed policies %+v (%v) for refused requests, want none", policies, err)
 	}
 }
 
