@@ -2,7 +2,6 @@ package operator
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,7 +88,7 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 func applyWarnings(st *leashv1.CredentialsRequestStatus, out Outcome, now metav1.Time) {
 	switch {
 	case len(out.Warnings) > 0:
-		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionTrue, "CatalogFindings", strings.Join(out.Warnings, "; "), now)
+		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionTrue, "CatalogFindings", firstOf(out.Warnings), now)
 	case out.Checked && findCondition(st, leashv1.PolicyWarnings) != nil:
 		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionFalse, "NoFindings", "AWS's catalog finds nothing doubtful in spec.providerSpec.statementEntries", now)
 	}

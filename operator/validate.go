@@ -137,9 +137,22 @@ func catalogFindings(doc *policy.Document, spec *leashv1.AWSProviderSpec) ([]str
 	}
 	if len(refused) > 0 {
 		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest",
-			Message: strings.Join(refused, "; ") + " (checked against AWS's catalog, " + catalog.DataSet + " " + catalog.DataVersion + ", before any IAM call)"}
+			Message: firstOf(refused) + " (checked against AWS's catalog, " + catalog.DataSet + " " + catalog.DataVersion + ", before any IAM call)"}
 	}
 	return warnings, nil
+}
+
+// shownFindings is how many findings a message spells out; a status
+// condition and an Event stay readable, and a request with one typo
+// repeated a hundred times does not fill them.
+const shownFindings = 5
+
+// firstOf joins the first findings and counts the rest.
+func firstOf(findings []string) string {
+	if len(findings) <= shownFindings {
+		return strings.Join(findings, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(findings[:shownFindings], "; "), len(findings)-shownFindings)
 }
 
 // mergedPrefixes are the service prefixes that AWS's reference gives to
