@@ -66,7 +66,7 @@ func (c *Config) Validate() error {
 		return errors.New("rotate-after and rotation grace must not be negative (e.g. 720h and 10m)")
 	}
 	if c.RotateAfter > 0 && c.RotateAfter < c.RotationGrace {
-		return fmt.Errorf("--rotate-after %v is shorter than --rotation-grace %v, so a key would be replaced before the key it replaced stopped working; give --rotate-after at least %v (or 0 to never rotate), or a shorter --rotation-grace",
+		return fmt.Errorf("--rotate-after %v (or the ConfigMap's rotateAfter) is shorter than --rotation-grace %v, so a key would be replaced before the key it replaced stopped working; give --rotate-after at least %v (or 0 to never rotate), or a shorter --rotation-grace",
 			c.RotateAfter, c.RotationGrace, c.RotationGrace)
 	}
 	if c.ProofTimeout == 0 {

@@ -82,27 +82,44 @@ var placeholder = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{[^}]*\}\}
 // in the fields leash acts on, before they are taken for names (a namespace
 // called ${NAMESPACE} to create, an ARN to grant).
 func unrendered(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec) error {
-	fields := []struct{ name, value string }{
-		{"spec.secretRef.namespace", cr.Spec.SecretRef.Namespace},
-		{"spec.secretRef.name", cr.Spec.SecretRef.Name},
-		{"spec.providerSpec.stsIAMRoleARN", spec.STSIAMRoleARN},
+	// field is built only for the value that holds one, as most hold none.
+	check := func(value string, field func() string) error {
+		if !strings.Contains(value, "${") && !strings.Contains(value, "{{") {
+			return nil
+		}
+		m := placeholder.FindString(value)
+		if m == "" {
+			return nil
+		}
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UnrenderedTemplate",
+			Message: fmt.Sprintf("%s: %q holds %s: the manifest is a template; replace %s with its value (render it with the tool it was written for, e.g. envsubst or helm template) and apply it again",
+				field(), value, m, m)}
+	}
+	named := func(name string) func() string { return func() string { return name } }
+	if err := check(cr.Spec.SecretRef.Namespace, named("spec.secretRef.namespace")); err != nil {
+		return err
+	}
+	if err := check(cr.Spec.SecretRef.Name, named("spec.secretRef.name")); err != nil {
+		return err
+	}
+	if err := check(spec.STSIAMRoleARN, named("spec.providerSpec.stsIAMRoleARN")); err != nil {
+		return err
 	}
 	for i, e := range spec.StatementEntries {
 		for j, a := range e.Action {
-			fields = append(fields, struct{ name, value string }{fmt.Sprintf("%s[%d].action[%d]", entriesField, i, j), a})
-		}
-		fields = append(fields, struct{ name, value string }{fmt.Sprintf("%s[%d].resource", entriesField, i), e.Resource})
-		for op, keys := range e.PolicyCondition {
-			for key, v := range keys {
-				fields = append(fields, struct{ name, value string }{fmt.Sprintf("%s[%d].policyCondition.%s.%s", entriesField, i, op, key), fmt.Sprint(v)})
+			if err := check(a, func() string { return fmt.Sprintf("%s[%d].action[%d]", entriesField, i, j) }); err != nil {
+				return err
 			}
 		}
-	}
-	for _, f := range fields {
-		if m := placeholder.FindString(f.value); m != "" {
-			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UnrenderedTemplate",
-				Message: fmt.Sprintf("%s: %q holds %s: the manifest is a template; replace %s with its value (render it with the tool it was written for, e.g. envsubst or helm template) and apply it again",
-					f.name, f.value, m, m)}
+		if err := check(e.Resource, func() string { return fmt.Sprintf("%s[%d].resource", entriesField, i) }); err != nil {
+			return err
+		}
+		for op, keys := range e.PolicyCondition {
+			for key, v := range keys {
+				if err := check(fmt.Sprint(v), func() string { return fmt.Sprintf("%s[%d].policyCondition.%s.%s", entriesField, i, op, key) }); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

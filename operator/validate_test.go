@@ -258,7 +258,7 @@ func TestConfigRefusesRotationShorterThanGrace(t *testing.T) {
 		wantError string
 	}{
 		{"rotate-after shorter than the grace fails at start naming both flags", Config{RotateAfter: 5 * time.Minute, RotationGrace: 10 * time.Minute},
-			"--rotate-after 5m0s is shorter than --rotation-grace 10m0s"},
+			"--rotate-after 5m0s (or the ConfigMap's rotateAfter) is shorter than --rotation-grace 10m0s"},
 		{"rotate-after equal to the grace is fine", Config{RotateAfter: 10 * time.Minute, RotationGrace: 10 * time.Minute}, ""},
 		{"no rotation with a grace is fine", Config{RotationGrace: 10 * time.Minute}, ""},
 	}
@@ -270,5 +270,26 @@ func TestConfigRefusesRotationShorterThanGrace(t *testing.T) {
 				t.Errorf("Validate: %v; want %q", err, tt.wantError)
 			}
 		})
+	}
+}
+
+// BenchmarkCheckRequest is the cost the checks add to every sync, for a
+// request of the cloud controller manager's size (46 actions).
+func BenchmarkCheckRequest(b *testing.B) {
+	crs, err := ReadRequests("../examples/ccm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr := crs[0]
+	spec, err := awsSpec(cr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &Provisioner{cfg: Config{Mode: leashv1.ModeMint}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.checkRequest(cr, spec, leashv1.ModeMint); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
