@@ -154,7 +154,7 @@ func catalogFindings(doc *policy.Document, spec *leashv1.AWSProviderSpec) ([]str
 	}
 	if len(refused) > 0 {
 		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest",
-			Message: firstOf(refused) + " (checked against AWS's catalog, " + catalog.DataSet + " " + catalog.DataVersion + ", before any IAM call)"}
+			Message: firstOf(refused) + " (checked before any IAM call)"}
 	}
 	return warnings, nil
 }

@@ -47,7 +47,7 @@ func TestRefusedBeforeAnyIAMCall(t *testing.T) {
 		}, "InvalidRequest", []string{"spec.providerSpec.statementEntries[0].resource: "}},
 		{"many misspelt actions spell out the first five and count the rest", Config{}, func(t *testing.T) *leashv1.CredentialsRequest {
 			return mintRequest(t, "many", allow("*", "ec2:Describe1", "ec2:Describe2", "ec2:Describe3", "ec2:Describe4", "ec2:Describe5", "ec2:Describe6", "ec2:Describe7", "ec2:Describe8"))
-		}, "InvalidRequest", []string{"statementEntries[0].action[4]: ", "; and 3 more (checked against AWS's catalog"}},
+		}, "InvalidRequest", []string{"statementEntries[0].action[4]: ", "; and 3 more (checked before any IAM call)"}},
 		{"a deny-only request is refused: it would mint a user allowed nothing", Config{}, func(t *testing.T) *leashv1.CredentialsRequest {
 			return mintRequest(t, "deny", leashv1.StatementEntry{Effect: "Deny", Action: []string{"ec2:*"}, Resource: "*"})
 		}, "NothingAllowed", []string{"spec.providerSpec.statementEntries: every entry is a Deny", "add an Allow entry"}},
