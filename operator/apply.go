@@ -35,7 +35,8 @@ func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsR
 }
 
 // WriteTable prints one row per request (request, mode, principal, granted
-// actions, state), then the message of every request that is not ready.
+// actions, state), then the message of every request that is not ready and
+// the warnings (the PolicyWarnings condition's) of every request.
 func WriteTable(w io.Writer, applied []Applied) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REQUEST\tMODE\tPRINCIPAL\tGRANTED\tSTATE")
@@ -56,6 +57,9 @@ func WriteTable(w io.Writer, applied []Applied) error {
 			fmt.Fprintf(w, "\n%s: %v\n", a.Request, a.Err)
 		case a.Outcome.Failure != nil:
 			fmt.Fprintf(w, "\n%s: %s: %s\n", a.Request, a.Outcome.Failure.Type, a.Outcome.Failure.Message)
+		}
+		for _, warning := range a.Outcome.Warnings {
+			fmt.Fprintf(w, "\n%s: warning: %s\n", a.Request, warning)
 		}
 	}
 	return nil

@@ -3,12 +3,15 @@ package operator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
+	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/policy"
 )
 
 // passthrough copies the root credentials into the Secret, but only after
@@ -146,6 +149,10 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 			Msg: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)", spec.STSIAMRoleARN)}
 	}
 	out.Principal, out.Granted = spec.STSIAMRoleARN, grantedActions(spec)
+	denials, err := p.roleLacks(ctx, spec.STSIAMRoleARN, requested)
+	if err != nil {
+		return err
+	}
 	tokenPath := cr.Spec.CloudTokenPath
 	if tokenPath == "" {
 		tokenPath = leashv1.DefaultCloudTokenPath
@@ -163,15 +170,40 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 		p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", spec.STSIAMRoleARN, ref.Namespace, ref.Name)
 	}
 	out.Provisioned = true
-	// With root credentials at hand, check the role carries the requested
-	// permissions: the Secret is written either way, as the role is the
-	// administrator's to fix.
-	if rc, _, err := p.rootClient(ctx); err == nil {
-		denials, err := lacks(ctx, rc.iam, rc.perms, spec.STSIAMRoleARN, requested)
-		if err == nil && len(denials) > 0 {
-			return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
-				Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
-		}
+	// The Secret is written even when the role lacks permissions, as the
+	// role is the administrator's to fix.
+	if len(denials) > 0 {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
+			Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
 	}
 	return nil
+}
+
+// roleLacks checks, with the root credentials when there are any, that the
+// role exists and lists the requested permissions it lacks. A role IAM does
+// not have is a failure, found before the Secret is written, so that no pod
+// is told to assume it; any other error is returned for a retry. Without
+// working root credentials there is nothing to ask IAM with, and the role is
+// taken as written (Manual mode needs none).
+func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *policy.Document) ([]analyze.Gap, error) {
+	rc, _, err := p.rootClient(ctx)
+	var f *Failure
+	if errors.As(err, &f) {
+		return nil, nil // no root credentials, or none that work
+	}
+	if err != nil {
+		return nil, err
+	}
+	denials, err := lacks(ctx, rc.iam, rc.perms, role, requested)
+	switch {
+	case iamclient.IsNotFound(err):
+		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleNotFound",
+			Message: fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: role %s does not exist in account %s (IAM answered NoSuchEntity); create the role with a trust policy for the cluster's OIDC provider, or correct the ARN", role, rc.identity.Account)}
+	case iamclient.IsAccessDenied(err):
+		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+			Message: fmt.Sprintf("Manual mode: the root credentials (%s) may neither read role %s nor simulate its policies (AccessDenied), so leash cannot check that it exists and carries the requested permissions; allow them iam:GetRole, iam:Get*/iam:List* on the role or iam:SimulatePrincipalPolicy", rc.identity.ARN, role)}
+	case err != nil:
+		return nil, fmt.Errorf("check role %s: %w", role, err)
+	}
+	return denials, nil
 }

@@ -65,6 +65,10 @@ func (c *Config) Validate() error {
 	if c.RotateAfter < 0 || c.RotationGrace < 0 {
 		return errors.New("rotate-after and rotation grace must not be negative (e.g. 720h and 10m)")
 	}
+	if c.RotateAfter > 0 && c.RotateAfter < c.RotationGrace {
+		return fmt.Errorf("--rotate-after %v (or the ConfigMap's rotateAfter) is shorter than --rotation-grace %v, so a key would be replaced before the key it replaced stopped working; give --rotate-after at least %v (or 0 to never rotate), or a shorter --rotation-grace",
+			c.RotateAfter, c.RotationGrace, c.RotationGrace)
+	}
 	if c.ProofTimeout == 0 {
 		c.ProofTimeout = 2 * time.Minute
 	}
@@ -175,6 +179,13 @@ type Outcome struct {
 	KeyCreated time.Time
 	// RequeueAfter asks for the next sync (a rotation or a key's retirement).
 	RequeueAfter time.Duration
+	// Warnings are what the catalog finds doubtful in the request without
+	// refusing it, each naming its field and the fix; nil when the request
+	// was not checked (it failed before).
+	Warnings []string
+	// Checked is true when the request passed checkRequest, so that
+	// Warnings is its verdict.
+	Checked bool
 }
 
 // modeOf is the request's mode: its annotation, else the cluster's; Manual
@@ -212,6 +223,12 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		return Outcome{Failure: inputFailure(err)}, nil
 	}
 	out := Outcome{Mode: mode}
+	warnings, err := p.checkRequest(cr, spec, mode)
+	if f := asFailure(err); f != nil {
+		out.Failure = f
+		return out, nil
+	}
+	out.Warnings, out.Checked = warnings, true
 	ref := cr.Spec.SecretRef
 	if ref.Name == "" || ref.Namespace == "" {
 		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
@@ -252,6 +269,19 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		return out, syncErr
 	}
 	return out, nil
+}
+
+// asFailure is the failure a check's error reports: its own, or
+// InvalidRequest for bad input; nil for no error.
+func asFailure(err error) *Failure {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	if err != nil {
+		return inputFailure(err)
+	}
+	return nil
 }
 
 func inputFailure(err error) *Failure {
@@ -297,6 +327,11 @@ func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error)
 func (p *Provisioner) warnIfTurnedFailing(cr *leashv1.CredentialsRequest, before *leashv1.CredentialsRequestStatus) {
 	if c := turnedFailing(before, &cr.Status); c != nil && p.events != nil {
 		p.events.Event(cr, corev1.EventTypeWarning, c.Reason, c.Message)
+	}
+	if c := findCondition(&cr.Status, leashv1.PolicyWarnings); c != nil && c.Status == corev1.ConditionTrue && p.events != nil {
+		if was := findCondition(before, leashv1.PolicyWarnings); was == nil || was.Status != corev1.ConditionTrue || was.Message != c.Message {
+			p.events.Event(cr, corev1.EventTypeWarning, "PolicyWarnings", c.Message)
+		}
 	}
 }
 

@@ -129,28 +129,54 @@ func entryJSON(e leashv1.StatementEntry) (map[string]any, error) {
 // entryFields are the request's names of the statement elements it writes.
 var entryFields = map[string]string{"Effect": "effect", "Action": "action", "Resource": "resource", "Condition": "policyCondition"}
 
+// entriesField is the request's field the policy's statements come from.
+const entriesField = "spec.providerSpec.statementEntries"
+
+// entryPath turns a place in the policy the operator builds from the
+// request (Statement[2].Action[0]) into the request's field
+// (spec.providerSpec.statementEntries[2].action[0]): statement i is entry i,
+// as leash's own statements come after the entries. What follows the
+// element (an action's index, a condition's operator and key) keeps the
+// engine's spelling.
+func entryPath(path string) string {
+	rest, ok := strings.CutPrefix(path, "Statement[")
+	if !ok {
+		return entriesField
+	}
+	index, rest, _ := strings.Cut(rest, "]")
+	field := entriesField + "[" + index + "]"
+	rest = strings.TrimPrefix(rest, ".")
+	if rest == "" {
+		return field
+	}
+	elem, inner := rest, ""
+	if k := strings.IndexAny(rest, ".["); k >= 0 {
+		elem, inner = rest[:k], rest[k:]
+	}
+	if name, ok := entryFields[elem]; ok {
+		elem = name
+	}
+	return field + "." + elem + inner
+}
+
 // entryError turns the engine's place of an error (statement 2, element
 // Effect) into the request's field (spec.providerSpec.statementEntries[2].effect).
 func entryError(err error) error {
 	var pe *policy.ParseError
 	if !errors.As(err, &pe) {
-		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: err.Error()}
+		return &inputerr.Error{Field: entriesField, Msg: err.Error()}
 	}
 	if pe.Statement < 0 {
-		return &inputerr.Error{Field: "spec.providerSpec.statementEntries", Msg: pe.Error()}
+		return &inputerr.Error{Field: entriesField, Msg: pe.Error()}
 	}
-	field := fmt.Sprintf("spec.providerSpec.statementEntries[%d]", pe.Statement)
-	if pe.Field != "" {
-		// What follows the element in the path (an action's index, a
-		// condition's operator and key) keeps the engine's spelling.
-		_, inner, _ := strings.Cut(pe.Path, "."+pe.Field)
-		name, ok := entryFields[pe.Field]
-		if !ok {
-			name = pe.Field
+	path := pe.Path
+	if !strings.HasPrefix(path, "Statement[") {
+		path = fmt.Sprintf("Statement[%d]", pe.Statement)
+		if pe.Field != "" {
+			path += "." + pe.Field
 		}
-		field += "." + name + inner
 	}
-	return &inputerr.Error{Field: field, Msg: pe.Msg}
+	return &inputerr.Error{Field: entryPath(path), Msg: pe.Msg}
 }
 
 // userName is the IAM user minted for a request: the cluster name and the

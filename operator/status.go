@@ -72,6 +72,7 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 			setCondition(st, t, corev1.ConditionFalse, "Resolved", "", now)
 		}
 	}
+	applyWarnings(st, out, now)
 	switch {
 	case out.Failure != nil:
 		setCondition(st, leashv1.Ready, corev1.ConditionFalse, out.Failure.Reason, out.Failure.Message, now)
@@ -79,6 +80,17 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 		setCondition(st, leashv1.Ready, corev1.ConditionTrue, "CredentialsReady", readyMessage(cr, out), now)
 	default:
 		setCondition(st, leashv1.Ready, corev1.ConditionFalse, "Pending", "not provisioned yet", now)
+	}
+}
+
+// applyWarnings sets PolicyWarnings from a checked request's warnings,
+// and leaves it alone when the request failed before it was checked.
+func applyWarnings(st *leashv1.CredentialsRequestStatus, out Outcome, now metav1.Time) {
+	switch {
+	case len(out.Warnings) > 0:
+		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionTrue, "CatalogFindings", firstOf(out.Warnings), now)
+	case out.Checked && findCondition(st, leashv1.PolicyWarnings) != nil:
+		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionFalse, "NoFindings", "AWS's catalog finds nothing doubtful in spec.providerSpec.statementEntries", now)
 	}
 }
 

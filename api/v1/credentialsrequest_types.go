@@ -220,6 +220,11 @@ const (
 	// with the requested permissions and no failure condition is True.
 	// Leash extension.
 	Ready CredentialsRequestConditionType = "Ready"
+	// PolicyWarnings is True when spec.providerSpec.statementEntries hold
+	// something AWS's catalog says does nothing (a condition key none of a
+	// statement's actions carries) but that does not stop the request from
+	// being provisioned. Leash extension.
+	PolicyWarnings CredentialsRequestConditionType = "PolicyWarnings"
 )
 
 // FailureConditionTypes are the condition types that, when True, mean the

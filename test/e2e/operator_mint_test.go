@@ -212,7 +212,7 @@ func TestMintRefusesBadRequests(t *testing.T) {
 	o := cl.operatorOptions(operator.Config{})
 	o.Registry = reg
 	_, _ = cl.runOperator(t, o)
-	long := strings.Repeat(`"ec2:DescribeInstanceAttributeWithAVeryLongNameIndeed", `, 120)
+	long := strings.Repeat(`"ec2:DescribeInstanceAttribute", `, 200)
 	tests := []struct {
 		name, entries, want string
 	}{

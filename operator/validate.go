@@ -1,0 +1,218 @@
+package operator
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/policy"
+	"leash.dev/leash/policy/catalog"
+)
+
+// checkRequest refuses, before any IAM call and before any Secret is
+// written, a request that cannot mean what its author meant: a manifest
+// left a template, a field the mode ignores, a rotation shorter than its
+// grace, a policy that allows nothing, or names AWS does not know. What is
+// doubtful but harmless comes back as warnings, for the PolicyWarnings
+// condition; the request is still provisioned.
+func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode) ([]string, error) {
+	if err := unrendered(cr, spec); err != nil {
+		return nil, err
+	}
+	if mode == leashv1.ModeMint {
+		if spec.STSIAMRoleARN != "" {
+			return nil, &inputerr.Error{Field: "spec.providerSpec.stsIAMRoleARN",
+				Msg: fmt.Sprintf("is honoured in Manual mode only, and this request is minted (Mint mode); to use role %s, annotate the request %s: Manual, else remove stsIAMRoleARN",
+					spec.STSIAMRoleARN, AnnotationMode)}
+		}
+		if err := p.checkRotation(cr); err != nil {
+			return nil, err
+		}
+	}
+	_, doc, err := requestedPolicy(spec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !allowsSomething(doc) {
+		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "NothingAllowed",
+			Message: entriesField + ": every entry is a Deny, so the credentials would be allowed nothing (IAM denies what no policy allows); add an Allow entry for what the workload needs"}
+	}
+	return catalogFindings(doc, spec)
+}
+
+// checkRotation refuses a request's rotate-after shorter than the rotation
+// grace: a key would be rotated out before the key it replaced stopped
+// working, so the grace the operator promises would be cut short.
+func (p *Provisioner) checkRotation(cr *leashv1.CredentialsRequest) error {
+	if _, ok := cr.Annotations[AnnotationRotateAfter]; !ok {
+		return nil // the operator's own setting, checked at start
+	}
+	d, err := p.rotateAfter(cr)
+	if err != nil {
+		return err
+	}
+	if d > 0 && d < p.cfg.RotationGrace {
+		return &inputerr.Error{Field: "metadata.annotations[" + AnnotationRotateAfter + "]",
+			Msg: fmt.Sprintf("%v is shorter than the operator's rotation grace of %v, so a key would be replaced before the one it replaced stopped working; use at least %v, or 0 to never rotate",
+				d, p.cfg.RotationGrace, p.cfg.RotationGrace)}
+	}
+	return nil
+}
+
+// allowsSomething reports whether the policy has an Allow statement.
+func allowsSomething(doc *policy.Document) bool {
+	for _, st := range doc.Statements {
+		if st.Effect == policy.Allow {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder is a template variable such as ${NAMESPACE} or {{ .Values.ns }}:
+// IAM's policy variables always hold a colon (${aws:username}) or are one
+// of ${*}, ${?}, ${$}, so a ${NAME} without one was left for a templating
+// step that did not run.
+var placeholder = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{[^}]*\}\}`)
+
+// unrendered refuses a request that still holds a template's placeholders
+// in the fields leash acts on, before they are taken for names (a namespace
+// called ${NAMESPACE} to create, an ARN to grant).
+func unrendered(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec) error {
+	// field is built only for the value that holds one, as most hold none.
+	check := func(value string, field func() string) error {
+		if !strings.Contains(value, "${") && !strings.Contains(value, "{{") {
+			return nil
+		}
+		m := placeholder.FindString(value)
+		if m == "" {
+			return nil
+		}
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UnrenderedTemplate",
+			Message: fmt.Sprintf("%s: %q holds %s: the manifest is a template; replace %s with its value (render it with the tool it was written for, e.g. envsubst or helm template) and apply it again",
+				field(), value, m, m)}
+	}
+	named := func(name string) func() string { return func() string { return name } }
+	if err := check(cr.Spec.SecretRef.Namespace, named("spec.secretRef.namespace")); err != nil {
+		return err
+	}
+	if err := check(cr.Spec.SecretRef.Name, named("spec.secretRef.name")); err != nil {
+		return err
+	}
+	if err := check(spec.STSIAMRoleARN, named("spec.providerSpec.stsIAMRoleARN")); err != nil {
+		return err
+	}
+	for i, e := range spec.StatementEntries {
+		for j, a := range e.Action {
+			if err := check(a, func() string { return fmt.Sprintf("%s[%d].action[%d]", entriesField, i, j) }); err != nil {
+				return err
+			}
+		}
+		if err := check(e.Resource, func() string { return fmt.Sprintf("%s[%d].resource", entriesField, i) }); err != nil {
+			return err
+		}
+		for op, keys := range e.PolicyCondition {
+			for key, v := range keys {
+				if err := check(fmt.Sprint(v), func() string { return fmt.Sprintf("%s[%d].policyCondition.%s.%s", entriesField, i, op, key) }); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// refusedFindings are the catalog findings that refuse a request: names AWS
+// does not know and resources that are not ARNs, which grant nothing and
+// are most often typos. The others say the policy does less than it
+// reads, and are warnings.
+var refusedFindings = map[string]bool{
+	"LEASH-VAL-001": true, // unknown service
+	"LEASH-VAL-002": true, // unknown action, or a pattern matching none
+	"LEASH-VAL-003": true, // an ARN no action of the statement accepts
+	"LEASH-VAL-005": true, // not an ARN
+}
+
+// catalogFindings checks the request's policy against AWS's catalog with
+// analyze.Validate: the refused findings are one error naming each entry's
+// field and the fix, the others warnings.
+func catalogFindings(doc *policy.Document, spec *leashv1.AWSProviderSpec) ([]string, error) {
+	var refused, warnings []string
+	for _, f := range analyze.Validate(doc, "", nil) {
+		if f.ID == "LEASH-VAL-003" && typeOfActionService(spec, f.Path) {
+			continue // the catalog cannot tell; its advice would be wrong
+		}
+		text := entryPath(f.Path) + ": " + f.Message + "; " + f.Fix
+		if refusedFindings[f.ID] {
+			refused = append(refused, text)
+		} else {
+			warnings = append(warnings, text)
+		}
+	}
+	if len(refused) > 0 {
+		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest",
+			Message: firstOf(refused) + " (checked before any IAM call)"}
+	}
+	return warnings, nil
+}
+
+// shownFindings is how many findings a message spells out; a status
+// condition and an Event stay readable, and a request with one typo
+// repeated a hundred times does not fill them.
+const shownFindings = 5
+
+// firstOf joins the first findings and counts the rest.
+func firstOf(findings []string) string {
+	if len(findings) <= shownFindings {
+		return strings.Join(findings, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(findings[:shownFindings], "; "), len(findings)-shownFindings)
+}
+
+// mergedPrefixes are the service prefixes that AWS's reference gives to
+// more than one service and that the catalog's data holds as one: Elastic
+// Load Balancing's classic and version 2 APIs are both elasticloadbalancing,
+// and the merged elasticloadbalancing:AddTags and RemoveTags list only the
+// classic load balancer, though version 2 tags target groups, listeners and
+// rules. Which action takes which resource type is not to be trusted there.
+// (Names are: an unknown action of these services is still refused.)
+var mergedPrefixes = map[string]bool{"elasticloadbalancing": true}
+
+// typeOfActionService reports whether the resource of a LEASH-VAL-003
+// finding, in a service of mergedPrefixes, is an ARN of a resource type of
+// the service of one of the statement's actions, only not one the catalog
+// lists for these actions. Such a finding is dropped, neither refused nor
+// a warning, as its advice (use a classic load balancer's ARN) would be
+// wrong; an ARN of another service, or of no type of it, is still refused,
+// as is any ARN of the other services (s3:GetObject on a bucket's ARN).
+func typeOfActionService(spec *leashv1.AWSProviderSpec, path string) bool {
+	var i int
+	if _, err := fmt.Sscanf(path, "Statement[%d]", &i); err != nil || i >= len(spec.StatementEntries) {
+		return false
+	}
+	e := spec.StatementEntries[i]
+	parts, _ := policy.SplitARN(e.Resource)
+	if !mergedPrefixes[parts[2]] || !actionOfService(e.Action, parts[2]) {
+		return false
+	}
+	cat := catalog.Default()
+	for _, rt := range cat.ResourceTypes(parts[2]) {
+		if cat.ARNMatchesType(rt, e.Resource) {
+			return true
+		}
+	}
+	return false
+}
+
+// actionOfService reports whether an action of the list is of service svc.
+func actionOfService(actions []string, svc string) bool {
+	for _, a := range actions {
+		if prefix, _, _ := strings.Cut(a, ":"); strings.EqualFold(prefix, svc) {
+			return true
+		}
+	}
+	return false
+}
