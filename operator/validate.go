@@ -9,7 +9,6 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
-	"leash.dev/leash/policy/catalog"
 )
 
 // checkRequest refuses, before any IAM call and before any Secret is
@@ -40,7 +39,7 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "NothingAllowed",
 			Message: entriesField + ": every entry is a Deny, so the credentials would be allowed nothing (IAM denies what no policy allows); add an Allow entry for what the workload needs"}
 	}
-	return catalogFindings(doc, spec)
+	return catalogFindings(doc)
 }
 
 // checkRotation refuses a request's rotate-after shorter than the rotation
@@ -139,12 +138,9 @@ var refusedFindings = map[string]bool{
 // catalogFindings checks the request's policy against AWS's catalog with
 // analyze.Validate: the refused findings are one error naming each entry's
 // field and the fix, the others warnings.
-func catalogFindings(doc *policy.Document, spec *leashv1.AWSProviderSpec) ([]string, error) {
+func catalogFindings(doc *policy.Document) ([]string, error) {
 	var refused, warnings []string
 	for _, f := range analyze.Validate(doc, "", nil) {
-		if f.ID == "LEASH-VAL-003" && typeOfActionService(spec, f.Path) {
-			continue // the catalog cannot tell; its advice would be wrong
-		}
 		text := entryPath(f.Path) + ": " + f.Message + "; " + f.Fix
 		if refusedFindings[f.ID] {
 			refused = append(refused, text)
@@ -172,47 +168,3 @@ func firstOf(findings []string) string {
 	return fmt.Sprintf("%s; and %d more", strings.Join(findings[:shownFindings], "; "), len(findings)-shownFindings)
 }
 
-// mergedPrefixes are the service prefixes that AWS's reference gives to
-// more than one service and that the catalog's data holds as one: Elastic
-// Load Balancing's classic and version 2 APIs are both elasticloadbalancing,
-// and the merged elasticloadbalancing:AddTags and RemoveTags list only the
-// classic load balancer, though version 2 tags target groups, listeners and
-// rules. Which action takes which resource type is not to be trusted there.
-// (Names are: an unknown action of these services is still refused.)
-var mergedPrefixes = map[string]bool{"elasticloadbalancing": true}
-
-// typeOfActionService reports whether the resource of a LEASH-VAL-003
-// finding, in a service of mergedPrefixes, is an ARN of a resource type of
-// the service of one of the statement's actions, only not one the catalog
-// lists for these actions. Such a finding is dropped, neither refused nor
-// a warning, as its advice (use a classic load balancer's ARN) would be
-// wrong; an ARN of another service, or of no type of it, is still refused,
-// as is any ARN of the other services (s3:GetObject on a bucket's ARN).
-func typeOfActionService(spec *leashv1.AWSProviderSpec, path string) bool {
-	var i int
-	if _, err := fmt.Sscanf(path, "Statement[%d]", &i); err != nil || i >= len(spec.StatementEntries) {
-		return false
-	}
-	e := spec.StatementEntries[i]
-	parts, _ := policy.SplitARN(e.Resource)
-	if !mergedPrefixes[parts[2]] || !actionOfService(e.Action, parts[2]) {
-		return false
-	}
-	cat := catalog.Default()
-	for _, rt := range cat.ResourceTypes(parts[2]) {
-		if cat.ARNMatchesType(rt, e.Resource) {
-			return true
-		}
-	}
-	return false
-}
-
-// actionOfService reports whether an action of the list is of service svc.
-func actionOfService(actions []string, svc string) bool {
-	for _, a := range actions {
-		if prefix, _, _ := strings.Cut(a, ":"); strings.EqualFold(prefix, svc) {
-			return true
-		}
-	}
-	return false
-}

@@ -601,3 +601,41 @@ func TestARNMatchesEitherOfTwoFormats(t *testing.T) {
 		t.Error("a domain name matches an authorizer")
 	}
 }
+
+// TestSharedPrefixActionsTakeBothServicesTypes pins the data set's merge of
+// Elastic Load Balancing's classic and version 2 APIs under one prefix: an
+// action of both takes the version 2 types too (Service Authorization
+// Reference, "Actions, resources, and condition keys for Elastic Load
+// Balancing V2": AddTags acts on target groups, listeners and rules), while
+// an action of version 2 alone keeps its own types.
+func TestSharedPrefixActionsTakeBothServicesTypes(t *testing.T) {
+	c := Default()
+	accepts := func(action, arn string) bool {
+		a, ok := c.Action(action)
+		if !ok {
+			t.Fatalf("%s is not in the catalog", action)
+		}
+		for _, r := range a.Resources {
+			if rt, ok := c.ResourceType(a.Service, r.Type); ok && c.ARNMatchesType(rt, arn) {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		action, arn string
+		want        bool
+	}{
+		{"elasticloadbalancing:AddTags", "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/classic-lb", true},
+		{"elasticloadbalancing:AddTags", "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/tg/0123456789abcdef", true},
+		{"elasticloadbalancing:RemoveTags", "arn:aws:elasticloadbalancing:us-east-1:123456789012:listener/app/lb/0123456789abcdef/0123456789abcdef", true},
+		{"elasticloadbalancing:AddTags", "arn:aws:ec2:us-east-1:123456789012:instance/i-0123456789abcdef0", false},
+		{"elasticloadbalancing:CreateRule", "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/tg/0123456789abcdef", false},
+		{"ec2:CreateTags", "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/tg/0123456789abcdef", false},
+	}
+	for _, tt := range tests {
+		if got := accepts(tt.action, tt.arn); got != tt.want {
+			t.Errorf("%s on %s: accepted %v, want %v", tt.action, tt.arn, got, tt.want)
+		}
+	}
+}

@@ -117,6 +117,7 @@ func decodeRaw(raw []byte) (*Catalog, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	c.widenShared()
 	c.index()
 	return c, nil
 }
