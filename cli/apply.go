@@ -133,7 +133,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		c.Credentials = key.Provider()
 		return iamclient.New(c)
 	}
-	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out}, eventPrinter{stderr})
+	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out, Requests: requests}, eventPrinter{stderr})
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}

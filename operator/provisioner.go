@@ -81,6 +81,9 @@ type Cluster interface {
 	WriteSecret(ctx context.Context, s *corev1.Secret) error
 	// DeleteSecret deletes a Secret; one already gone is not an error.
 	DeleteSecret(ctx context.Context, namespace, name string) error
+	// RequestsNaming lists the requests whose spec.secretRef names the
+	// Secret, so that only the oldest writes it.
+	RequestsNaming(ctx context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error)
 }
 
 // Recorder receives Kubernetes Events: a Normal one per IAM change, and a
@@ -213,6 +216,10 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	if ref.Name == "" || ref.Namespace == "" {
 		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
 		return out, nil
+	}
+	if f, err := p.secretConflict(ctx, cr); err != nil || f != nil {
+		out.Failure = f
+		return out, err
 	}
 	ok, err := p.cluster.NamespaceExists(ctx, ref.Namespace)
 	if err != nil {

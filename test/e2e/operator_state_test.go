@@ -1,0 +1,151 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/operator"
+)
+
+// TestSecretConflict pins one owner per Secret on the API server: of two
+// requests naming one Secret the older is Ready and the newer refused with
+// SecretConflict and a Warning, with no user and no write of its own; when
+// the owner is deleted the other takes over at once, not at a recheck.
+func TestSecretConflict(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	ctx := context.Background()
+	cl.namespace(t, "apps")
+	o := cl.operatorOptions(operator.Config{})
+	// Rechecks far apart: only the watches can make the hand-over quick.
+	o.Recheck = 10 * time.Minute
+	_, _ = cl.runOperator(t, o)
+
+	older := request(t, "apps", "older", "apps", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n")
+	older.Spec.SecretRef.Name = "shared-creds"
+	cl.create(t, older)
+	cl.waitReady(t, "apps", "older")
+	// Creation times have a resolution of one second.
+	time.Sleep(1100 * time.Millisecond)
+	newer := request(t, "apps", "newer", "apps", "- effect: Allow\n  action: [\"iam:ListUsers\"]\n  resource: \"*\"\n")
+	newer.Spec.SecretRef.Name = "shared-creds"
+	cl.create(t, newer)
+
+	cr := cl.waitCondition(t, "apps", "newer", leashv1.CredentialsProvisionFailure, corev1.ConditionTrue, operator.ReasonSecretConflict)
+	if msg := conditionOf(cr, leashv1.CredentialsProvisionFailure).Message; !strings.Contains(msg, "apps/older") || !strings.Contains(msg, "spec.secretRef") {
+		t.Errorf("message %q: want it to name the owner apps/older and spec.secretRef", msg)
+	}
+	if c := conditionOf(cr, leashv1.Ready); c == nil || c.Status != corev1.ConditionFalse || c.Reason != operator.ReasonSecretConflict {
+		t.Errorf("Ready = %+v, want False with reason %s", c, operator.ReasonSecretConflict)
+	}
+	if cr.Status.Principal != "" || userOfStatus(cr) != "" {
+		t.Errorf("the refused request's status names principal %q, user %q; want none", cr.Status.Principal, userOfStatus(cr))
+	}
+	cl.waitWarning(t, "apps", "newer", operator.ReasonSecretConflict)
+	owned := secretKey(t, cl.secret(t, "apps", "shared-creds"))
+	if users := cl.users(t, "/leash/"); len(users) != 1 || !strings.HasPrefix(users[0], "e2e-apps-older-") {
+		t.Errorf("IAM users %v, want only the owner's", users)
+	}
+	// A few rechecks of the refused request later, the Secret is the owner's.
+	time.Sleep(3 * time.Second)
+	s := cl.secret(t, "apps", "shared-creds")
+	if got := secretKey(t, s); got.ID != owned.ID || s.Annotations[leashv1.AnnotationCredentialsRequest] != "apps/older" {
+		t.Errorf("the Secret holds key %s for %q, want the owner's %s for apps/older", got.ID, s.Annotations[leashv1.AnnotationCredentialsRequest], owned.ID)
+	}
+
+	// The owner goes: the other request takes the Secret over within
+	// seconds, with a user of its own.
+	if err := cl.c.Delete(ctx, cl.get(t, "apps", "older")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitFor(t, 15*time.Second, "apps/newer to take the Secret over", func() (bool, string) {
+		cr := cl.get(t, "apps", "newer")
+		c := conditionOf(cr, leashv1.Ready)
+		return c != nil && c.Status == corev1.ConditionTrue, fmt.Sprintf("%+v", c)
+	})
+	t.Logf("the hand-over took %v", time.Since(start).Round(time.Millisecond))
+	s = cl.secret(t, "apps", "shared-creds")
+	key := secretKey(t, s)
+	if s.Annotations[leashv1.AnnotationCredentialsRequest] != "apps/newer" || key.ID == owned.ID {
+		t.Errorf("Secret after the hand-over: key %s for %q, want a new key for apps/newer", key.ID, s.Annotations[leashv1.AnnotationCredentialsRequest])
+	}
+	id, err := cl.iamClient(key).CallerIdentity(ctx)
+	if err != nil || !strings.Contains(id.ARN, ":user/leash/e2e/e2e-apps-newer-") {
+		t.Errorf("the Secret's key acts as %q (%v), want apps/newer's user", id.ARN, err)
+	}
+	if users := cl.users(t, "/leash/"); len(users) != 1 || !strings.HasPrefix(users[0], "e2e-apps-newer-") {
+		t.Errorf("IAM users %v, want only the new owner's", users)
+	}
+}
+
+// TestApplySecretConflict pins that leash apply refuses the second request
+// of a folder naming the same Secret, and mints the first.
+func TestApplySecretConflict(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		writeFile(t, filepath.Join(dir, name+".yaml"), `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: `+name+`, namespace: apps}
+spec:
+  secretRef: {name: shared-creds, namespace: apps}
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: AWSProviderSpec
+    statementEntries:
+    - {effect: Allow, action: ["ec2:DescribeInstances"], resource: "*"}
+`)
+	}
+	data := t.TempDir()
+	stdout, _, code := applyRun(t, "-f", dir, "--data", data)
+	if code != 1 || !strings.Contains(lineWith(stdout, "apps/a"), "Ready") || !strings.Contains(lineWith(stdout, "apps/b"), operator.ReasonSecretConflict) ||
+		!strings.Contains(stdout, "belongs to CredentialsRequest apps/a") {
+		t.Errorf("exit %d, want 1 with apps/a Ready and apps/b refused in favour of apps/a:\n%s", code, stdout)
+	}
+	s := readSecret(t, filepath.Join(data, "secrets", "apps", "shared-creds.yaml"))
+	if s.Annotations[leashv1.AnnotationCredentialsRequest] != "apps/a" {
+		t.Errorf("the Secret is written for %q, want apps/a", s.Annotations[leashv1.AnnotationCredentialsRequest])
+	}
+	local := startLocal(t, data)
+	users, err := local.iam(local.adminKey(t)).ListUsers(context.Background(), &iam.ListUsersInput{PathPrefix: aws.String("/leash/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users.Users) != 1 || !strings.HasPrefix(aws.ToString(users.Users[0].UserName), "leash-apps-a-") {
+		t.Errorf("IAM users %v, want only apps/a's", users.Users)
+	}
+}
+
+// waitWarning waits for a Warning Event with reason on the request, as
+// `kubectl get events --field-selector type=Warning` shows it.
+func (cl *cluster) waitWarning(t *testing.T, ns, name, reason string) corev1.Event {
+	t.Helper()
+	var found corev1.Event
+	waitFor(t, 30*time.Second, "a Warning Event "+reason+" on "+ns+"/"+name, func() (bool, string) {
+		var events corev1.EventList
+		if err := cl.c.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range events.Items {
+			if e.Type == corev1.EventTypeWarning && e.InvolvedObject.Name == name {
+				if e.Reason == reason {
+					found = e
+					return true, ""
+				}
+				seen = append(seen, e.Reason)
+			}
+		}
+		return false, fmt.Sprintf("Warnings %v", seen)
+	})
+	return found
+}
