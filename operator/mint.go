@@ -60,7 +60,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 		return err
 	}
 	u := p.userFor(cr, rc.identity)
-	out.User, out.Policy, out.Granted = u.name, u.policy, grantedActions(spec)
+	out.Granted = grantedActions(spec)
 	doc, want, err := requestedPolicy(spec, managedPolicyLimit, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
 	if err != nil {
 		return err // nothing created yet
@@ -69,7 +69,8 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	if err != nil {
 		return err
 	}
-	out.Principal = user.ARN
+	// The status names the user only once it exists.
+	out.User, out.Policy, out.Principal = u.name, u.policy, user.ARN
 	ensure := p.ensureInlinePolicy
 	if want.Size > inlinePolicyLimit {
 		ensure, out.Policy = p.ensureManagedPolicy, u.managedARN

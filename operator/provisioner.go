@@ -199,19 +199,25 @@ func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSPr
 // error is transient (IAM or the API server failed) and worth a retry;
 // problems the user must fix are in Outcome.Failure.
 func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) (Outcome, error) {
+	// A minted user the status records exists until it is retired: a sync
+	// that stops before IAM still reports it.
+	out := recordedUser(cr)
 	spec, err := awsSpec(cr)
 	if errors.Is(err, errNotAWS) {
-		return Outcome{Failure: &Failure{Type: leashv1.Ignored, Reason: "NotAWS",
-			Message: "spec.providerSpec is for another cloud; leash manages AWS requests only"}}, nil
+		out.Failure = &Failure{Type: leashv1.Ignored, Reason: "NotAWS",
+			Message: "spec.providerSpec is for another cloud; leash manages AWS requests only"}
+		return out, nil
 	}
 	if err != nil {
-		return Outcome{Failure: inputFailure(err)}, nil
+		out.Failure = inputFailure(err)
+		return out, nil
 	}
 	mode, err := p.modeOf(cr, spec)
 	if err != nil {
-		return Outcome{Failure: inputFailure(err)}, nil
+		out.Failure = inputFailure(err)
+		return out, nil
 	}
-	out := Outcome{Mode: mode}
+	out.Mode = mode
 	ref := cr.Spec.SecretRef
 	if ref.Name == "" || ref.Namespace == "" {
 		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
@@ -242,6 +248,11 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		syncErr = p.sts(ctx, cr, spec, &out)
 	}
 	var f *Failure
+	if mode != leashv1.ModeMint && out.User != "" && (syncErr == nil || errors.As(syncErr, &f)) {
+		if err := p.retireMinted(ctx, cr, &out); err != nil && syncErr == nil {
+			syncErr = err
+		}
+	}
 	switch {
 	case errors.As(syncErr, &f):
 		out.Failure = f

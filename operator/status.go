@@ -52,14 +52,18 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 	if out.Mode != "" {
 		st.Mode = out.Mode
 	}
-	if out.Principal != "" {
+	// A sync that ran to its end says what exists: a principal or user it
+	// does not report is gone (retired after a mode change, or never made
+	// for a request refused before IAM). One cut short by a transient error
+	// only adds what it found.
+	if synced || out.Principal != "" {
 		st.Principal = out.Principal
 	}
 	if out.Provisioned {
 		st.Provisioned = true
 	}
-	if ps := encodeProviderStatus(out.User, out.Policy); ps != nil {
-		st.ProviderStatus = ps
+	if synced || out.User != "" {
+		st.ProviderStatus = encodeProviderStatus(out.User, out.Policy)
 	}
 	if synced {
 		st.LastSyncGeneration = cr.Generation

@@ -149,3 +149,98 @@ func (cl *cluster) waitWarning(t *testing.T, ns, name, reason string) corev1.Eve
 	})
 	return found
 }
+
+// TestModeSwitchRetiresMintedUser pins that a request leaving Mint mode
+// leaves no key that no Secret names: switched to Passthrough, its user and
+// key are deleted once the Secret holds the root key; switched to Manual
+// with its Secret gone, likewise, with a Warning for the missing Secret;
+// and a request refused by validation shows no user or principal.
+func TestModeSwitchRetiresMintedUser(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	ctx := context.Background()
+	cl.namespace(t, "apps")
+	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{}))
+	entries := "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"
+	cl.create(t, request(t, "apps", "pass", "apps", entries))
+	cl.create(t, request(t, "apps", "manual", "apps", entries))
+	minted := map[string]string{}
+	for _, name := range []string{"pass", "manual"} {
+		minted[name] = userOf(t, cl.waitReady(t, "apps", name))
+	}
+	passKey := secretKey(t, cl.secret(t, "apps", "pass-creds"))
+
+	switchMode := func(name string, mode leashv1.CredentialsMode) {
+		t.Helper()
+		cr := cl.get(t, "apps", name)
+		cr.Annotations = map[string]string{operator.AnnotationMode: string(mode)}
+		if err := cl.c.Update(ctx, cr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a. Mint to Passthrough: the Secret holds the root key, and the minted
+	// user with its key is gone.
+	switchMode("pass", leashv1.ModePassthrough)
+	waitFor(t, 30*time.Second, "apps/pass to be Ready in Passthrough mode with no minted user", func() (bool, string) {
+		cr := cl.get(t, "apps", "pass")
+		c := conditionOf(cr, leashv1.Ready)
+		return cr.Status.Mode == leashv1.ModePassthrough && c != nil && c.Status == corev1.ConditionTrue && userOfStatus(cr) == "",
+			fmt.Sprintf("mode %s, user %q, Ready %+v", cr.Status.Mode, userOfStatus(cr), c)
+	})
+	if cr := cl.get(t, "apps", "pass"); strings.Contains(cr.Status.Principal, "/leash/") {
+		t.Errorf("status.principal %q still names the minted user", cr.Status.Principal)
+	}
+	if got := secretKey(t, cl.secret(t, "apps", "pass-creds")); got.ID != cl.adminKey(t).ID {
+		t.Errorf("the Passthrough Secret holds key %s, want the root's", got.ID)
+	}
+	if _, err := cl.admin.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(minted["pass"])}); apiErrCode(err) != "NoSuchEntity" {
+		t.Errorf("the minted user after the switch to Passthrough: %v, want NoSuchEntity", err)
+	}
+	if _, err := cl.iamClient(passKey).CallerIdentity(ctx); err == nil {
+		t.Error("the minted key still works after the switch to Passthrough")
+	}
+
+	// b. Mint to Manual, the administrator having deleted the Secret: the
+	// request fails (and warns) for want of a Secret, and the minted user
+	// is gone.
+	switchMode("manual", leashv1.ModeManual)
+	if err := cl.c.Delete(ctx, cl.secret(t, "apps", "manual-creds")); err != nil {
+		t.Fatal(err)
+	}
+	cl.waitCondition(t, "apps", "manual", leashv1.CredentialsProvisionFailure, corev1.ConditionTrue, "SecretMissing")
+	waitFor(t, 30*time.Second, "apps/manual's status to name no user or principal", func() (bool, string) {
+		cr := cl.get(t, "apps", "manual")
+		return userOfStatus(cr) == "" && cr.Status.Principal == "", fmt.Sprintf("user %q principal %q", userOfStatus(cr), cr.Status.Principal)
+	})
+	cl.waitWarning(t, "apps", "manual", "SecretMissing")
+
+	// No active key is left that no Secret names: leash's path holds no
+	// user, and every key in the account is named by a Secret or is the
+	// administrator's own.
+	if users := cl.users(t, "/leash/"); len(users) != 0 {
+		t.Errorf("users under /leash/ after the switches: %v, want none", users)
+	}
+	named := map[string]bool{cl.adminKey(t).ID: true}
+	var secrets corev1.SecretList
+	if err := cl.c.List(ctx, &secrets); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets.Items {
+		named[string(s.Data["aws_access_key_id"])] = true
+	}
+	for _, u := range cl.users(t, "/") {
+		for _, id := range cl.keys(t, u) {
+			if !named[id] {
+				t.Errorf("access key %s of user %s is named by no Secret", id, u)
+			}
+		}
+	}
+
+	// c. A request refused by validation shows no user, no principal, and
+	// a Warning.
+	cl.create(t, request(t, "apps", "invalid", "apps", "- effect: allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"))
+	cr := cl.waitCondition(t, "apps", "invalid", leashv1.CredentialsProvisionFailure, corev1.ConditionTrue, "InvalidRequest")
+	if userOfStatus(cr) != "" || cr.Status.Principal != "" {
+		t.Errorf("a refused request's status names user %q and principal %q, which were never made", userOfStatus(cr), cr.Status.Principal)
+	}
+	cl.waitWarning(t, "apps", "invalid", "InvalidRequest")
+}
