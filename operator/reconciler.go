@@ -36,7 +36,10 @@ type Reconciler struct {
 	// Recheck is how often requests are synced with no change, so that drift
 	// (a deleted key, a changed root policy) is found: 0 means 10 minutes.
 	Recheck time.Duration
-	Now     func() time.Time
+	// RecheckFailed is how often a failing request is synced again, for
+	// what no watch shows (a permission granted in IAM): 0 means a minute.
+	RecheckFailed time.Duration
+	Now           func() time.Time
 }
 
 // Indexes of requests: by the namespace of their Secret, so that a
@@ -48,15 +51,18 @@ const (
 	secretRefIndex     = "spec.secretRef"
 )
 
-// SetupWithManager registers the reconciler. rootSecret, when set, is the
-// root credentials Secret, watched through its own cache so that a root
-// rotation reaches every passthrough request.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, rootCache source.SyncingSource) error {
+// SetupWithManager registers the reconciler. sources are watches with
+// caches of their own: the root credentials Secret, so that a root rotation
+// reaches every passthrough request, and the Secrets leash did not write.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, sources ...source.SyncingSource) error {
 	if r.Now == nil {
 		r.Now = time.Now
 	}
 	if r.Recheck == 0 {
 		r.Recheck = 10 * time.Minute
+	}
+	if r.RecheckFailed == 0 {
+		r.RecheckFailed = DefaultRecheckFailed
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &leashv1.CredentialsRequest{}, secretRefNamespace,
 		func(o client.Object) []string {
@@ -80,8 +86,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options,
 		Watches(&leashv1.CredentialsRequest{}, handler.EnqueueRequestsFromMapFunc(r.sameSecret), builder.WithPredicates(leftSecret)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.waitingFor)).
 		WithOptions(opts)
-	if rootCache != nil {
-		b = b.WatchesRawSource(rootCache)
+	for _, src := range sources {
+		b = b.WatchesRawSource(src)
 	}
 	return b.Complete(r)
 }
@@ -238,16 +244,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		log.FromContext(ctx).Info("sync failed; retrying with backoff", "error", syncErr.Error())
 		return ctrl.Result{}, syncErr
 	}
+	return ctrl.Result{RequeueAfter: r.nextSync(out)}, nil
+}
+
+// DefaultRecheckFailed is how often a failing request is synced again
+// unless --recheck-interval says otherwise.
+const DefaultRecheckFailed = time.Minute
+
+// nextSync is when a request is synced again with no event: at the recheck,
+// sooner when it failed (a root permission someone must grant is in IAM,
+// which nothing watches), and when a key is due for rotation or retirement.
+func (r *Reconciler) nextSync(out Outcome) time.Duration {
 	next := r.Recheck
-	if out.Failure != nil {
-		// A problem someone must fix (a manual Secret, a root permission)
-		// is looked at again sooner: leash watches neither.
-		next = min(next, time.Minute)
+	if out.Failure != nil && out.Failure.Type != leashv1.Ignored {
+		next = min(next, r.RecheckFailed)
 	}
 	if out.RequeueAfter > 0 && out.RequeueAfter < next {
 		next = out.RequeueAfter
 	}
-	return ctrl.Result{RequeueAfter: next}, nil
+	return next
 }
 
 // remove deprovisions a request being deleted, then lets it go.

@@ -175,8 +175,7 @@ func TestManual(t *testing.T) {
 		t.Errorf("status.mode = %q, want Manual", cr.Status.Mode)
 	}
 
-	// b. Half a key. The operator does not watch unlabelled Secrets: it
-	// finds this one at its next recheck, 2 s in these tests.
+	// b. Half a key. The operator watches the Secrets Manual requests name.
 	ctlARN, ctlKey := cl.newUser(t, "ctl", nil)
 	cl.writeKeySecret(t, ref, map[string]string{"aws_access_key_id": ctlKey.ID})
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -243,4 +244,66 @@ func TestModeSwitchRetiresMintedUser(t *testing.T) {
 		t.Errorf("a refused request's status names user %q and principal %q, which were never made", userOfStatus(cr), cr.Status.Principal)
 	}
 	cl.waitWarning(t, "apps", "invalid", "InvalidRequest")
+}
+
+// TestManualWatchesSecret pins that a Manual request follows the
+// administrator's Secret as it changes, within 5 s, though nothing is
+// rechecked for ten minutes: created, broken (with a Warning), fixed.
+func TestManualWatchesSecret(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	cl.namespace(t, "apps")
+	o := cl.operatorOptions(operator.Config{Mode: leashv1.ModeManual})
+	o.Recheck, o.RecheckFailed = 10*time.Minute, 10*time.Minute
+	_, _ = cl.runOperator(t, o)
+	_, key := cl.newUser(t, "ctl", map[string]string{"read": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"ec2:DescribeInstances","Resource":"*"}]}`})
+	cl.create(t, request(t, "apps", "ctl", "apps", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"))
+	cl.waitCondition(t, "apps", "ctl", leashv1.CredentialsProvisionFailure, corev1.ConditionTrue, "SecretMissing")
+	ref := types.NamespacedName{Namespace: "apps", Name: "ctl-creds"}
+
+	within := func(what string, ct leashv1.CredentialsRequestConditionType, reason string) {
+		t.Helper()
+		start := time.Now()
+		waitFor(t, 5*time.Second, what, func() (bool, string) {
+			c := conditionOf(cl.get(t, "apps", "ctl"), ct)
+			return c != nil && c.Status == corev1.ConditionTrue && c.Reason == reason, fmt.Sprintf("%+v", c)
+		})
+		t.Logf("%s after %v", what, time.Since(start).Round(time.Millisecond))
+	}
+	cl.writeKeySecret(t, ref, map[string]string{"aws_access_key_id": key.ID, "aws_secret_access_key": key.Secret.Reveal()})
+	within("Ready once the Secret is created", leashv1.Ready, "CredentialsReady")
+	cl.writeKeySecret(t, ref, map[string]string{"aws_access_key_id": key.ID})
+	within("SecretMalformed once the Secret is broken", leashv1.CredentialsProvisionFailure, "SecretMalformed")
+	cl.waitWarning(t, "apps", "ctl", "SecretMalformed")
+	cl.writeKeySecret(t, ref, map[string]string{"aws_access_key_id": key.ID, "aws_secret_access_key": key.Secret.Reveal()})
+	within("Ready once the Secret is fixed", leashv1.Ready, "CredentialsReady")
+	if err := cl.c.Delete(context.Background(), cl.secret(t, "apps", "ctl-creds")); err != nil {
+		t.Fatal(err)
+	}
+	within("SecretMissing once the Secret is deleted", leashv1.CredentialsProvisionFailure, "SecretMissing")
+}
+
+// TestRecheckInterval pins that a failing request is checked again at the
+// recheck interval, for what no watch shows: a permission granted in IAM.
+func TestRecheckInterval(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	cl.namespace(t, "apps")
+	o := cl.operatorOptions(operator.Config{Mode: leashv1.ModeManual})
+	o.Recheck, o.RecheckFailed = 10*time.Minute, time.Second
+	_, _ = cl.runOperator(t, o)
+	_, key := cl.newUser(t, "ctl", nil)
+	cl.writeKeySecret(t, types.NamespacedName{Namespace: "apps", Name: "ctl-creds"},
+		map[string]string{"aws_access_key_id": key.ID, "aws_secret_access_key": key.Secret.Reveal()})
+	cl.create(t, request(t, "apps", "ctl", "apps", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"))
+	cl.waitCondition(t, "apps", "ctl", leashv1.InsufficientCloudCredentials, corev1.ConditionTrue, "MissingPermissions")
+	cl.waitWarning(t, "apps", "ctl", "MissingPermissions")
+	if _, err := cl.admin.PutUserPolicy(context.Background(), &iam.PutUserPolicyInput{UserName: aws.String("ctl"), PolicyName: aws.String("read"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"ec2:DescribeInstances","Resource":"*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitFor(t, 5*time.Second, "Ready at the next recheck after the grant", func() (bool, string) {
+		c := conditionOf(cl.get(t, "apps", "ctl"), leashv1.Ready)
+		return c != nil && c.Status == corev1.ConditionTrue, fmt.Sprintf("%+v", c)
+	})
+	t.Logf("the grant was noticed after %v", time.Since(start).Round(time.Millisecond))
 }
