@@ -74,6 +74,46 @@ func (o *Options) Validate() error {
 	return nil
 }
 
+// settings are the effective settings as log key-value pairs, for the one
+// line the operator logs at start: what it will do and where, after the
+// ConfigMap and the defaults, and no secret (the root credentials are named
+// by where they are, never read here).
+func (o Options) settings() []any {
+	or := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return s
+	}
+	root := "Secret " + o.RootSecret.String()
+	switch {
+	case o.RootFile != "":
+		root = "file " + o.RootFile
+	case o.RootSecret.Name == "":
+		root = "Secret kube-system/aws-creds"
+	}
+	recheck, failed := o.Recheck, o.RecheckFailed
+	if recheck == 0 {
+		recheck = 10 * time.Minute
+	}
+	if failed == 0 {
+		failed = DefaultRecheckFailed
+	}
+	return []any{
+		"mode", string(o.Config.Mode),
+		"clusterName", o.Config.ClusterName,
+		"iamEndpoint", or(o.IAM.Endpoint, "AWS"),
+		"region", or(o.IAM.Region, "default"),
+		"rootCredentials", root,
+		"namespace", or(o.Namespace, "all"),
+		"permissionsBoundary", or(o.Config.Boundary, "none"),
+		"rotateAfter", o.Config.RotateAfter.String(),
+		"rotationGrace", o.Config.RotationGrace.String(),
+		"recheck", recheck.String(),
+		"recheckInterval", failed.String(),
+	}
+}
+
 // Scheme is the scheme the operator's clients use.
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
@@ -88,6 +128,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
+	ctrl.Log.WithName("leash").Info("operator settings", o.settings()...)
 	scheme := Scheme()
 	ours := labels.SelectorFromSet(labels.Set{leashv1.LabelCredentialsRequest: "true"})
 	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{

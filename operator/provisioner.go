@@ -7,6 +7,7 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -204,8 +205,8 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	out := recordedUser(cr)
 	spec, err := awsSpec(cr)
 	if errors.Is(err, errNotAWS) {
-		out.Failure = &Failure{Type: leashv1.Ignored, Reason: "NotAWS",
-			Message: "spec.providerSpec is for another cloud; leash manages AWS requests only"}
+		out.Mode = leashv1.ModeIgnored
+		out.Failure = &Failure{Type: leashv1.Ignored, Reason: "NotAWS", Message: notAWSMessage(cr)}
 		return out, nil
 	}
 	if err != nil {
@@ -267,6 +268,19 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		return out, syncErr
 	}
 	return out, nil
+}
+
+// notAWSMessage says why a request is ignored, and that nothing is wrong
+// unless it was meant for AWS.
+func notAWSMessage(cr *leashv1.CredentialsRequest) string {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(cr.Spec.ProviderSpec.Raw, &head)
+	if head.Kind == "" {
+		return "spec.providerSpec has no kind: leash manages requests of kind AWSProviderSpec only and leaves this one alone; set kind: AWSProviderSpec if it is meant for AWS"
+	}
+	return fmt.Sprintf("spec.providerSpec is a %s, for another cloud: leash manages AWS requests only and leaves this one to that cloud's credentials operator", head.Kind)
 }
 
 func inputFailure(err error) *Failure {

@@ -11,11 +11,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/operator"
+	"leash.dev/leash/test/apiserver"
 )
 
 // TestSecretConflict pins one owner per Secret on the API server: of two
@@ -306,4 +309,124 @@ func TestRecheckInterval(t *testing.T) {
 		return c != nil && c.Status == corev1.ConditionTrue, fmt.Sprintf("%+v", c)
 	})
 	t.Logf("the grant was noticed after %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestStatusReadsRight reads requests as an administrator does, with
+// kubectl: a request with a role shows the documented mode Manual; one for
+// another cloud shows Ignored, with a message and no Warning; a fixed
+// problem's condition says what was fixed; a failure warns.
+func TestStatusReadsRight(t *testing.T) {
+	kubectl := apiserver.Kubectl(t)
+	cl := newCluster(t, clusterOptions{})
+	cl.namespace(t, "apps")
+	role := cl.newRole(t, "ccm", "system:serviceaccount:apps:ccm", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"ec2:DescribeInstances","Resource":"*"}]}`)
+	_, _ = cl.runOperator(t, cl.operatorOptions(operator.Config{}))
+
+	sts := stsRequest(t, "apps", "ccm", role, "")
+	sts.Annotations = map[string]string{operator.AnnotationMode: string(leashv1.ModeManual)}
+	cl.create(t, sts)
+	gcp := request(t, "apps", "gcp", "apps", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n")
+	gcp.Spec.ProviderSpec = &runtime.RawExtension{Raw: []byte(`{"apiVersion":"cloudcredential.openshift.io/v1","kind":"GCPProviderSpec","predefinedRoles":["roles/viewer"]}`)}
+	cl.create(t, gcp)
+	cl.create(t, request(t, "apps", "later", "later", "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"))
+
+	cr := cl.waitReady(t, "apps", "ccm")
+	if cr.Status.Mode != leashv1.ModeManual || cr.Status.Principal != role {
+		t.Errorf("request with a role: mode %q principal %q, want Manual and %s", cr.Status.Mode, cr.Status.Principal, role)
+	}
+	cr = cl.waitCondition(t, "apps", "gcp", leashv1.Ready, corev1.ConditionFalse, "Ignored")
+	if c := conditionOf(cr, leashv1.Ready); cr.Status.Mode != leashv1.ModeIgnored || !strings.Contains(c.Message, "GCPProviderSpec") {
+		t.Errorf("request for another cloud: mode %q, Ready message %q; want Ignored and a message naming GCPProviderSpec", cr.Status.Mode, c.Message)
+	}
+	// A fixed problem: the namespace appears.
+	cl.waitCondition(t, "apps", "later", leashv1.MissingTargetNamespace, corev1.ConditionTrue, "NamespaceNotFound")
+	cl.waitWarning(t, "apps", "later", "NamespaceNotFound")
+	cl.namespace(t, "later")
+	cr = cl.waitCondition(t, "apps", "later", leashv1.MissingTargetNamespace, corev1.ConditionFalse, "Resolved")
+	if msg := conditionOf(cr, leashv1.MissingTargetNamespace).Message; !strings.Contains(msg, "NamespaceNotFound") || !strings.Contains(msg, "namespace later") {
+		t.Errorf("resolved MissingTargetNamespace message %q, want it to say what was fixed", msg)
+	}
+
+	kubeconfig := cl.api.Kubeconfig(t, "e2e-admin")
+	args := []string{"--kubeconfig=" + kubeconfig, "--cache-dir=" + filepath.Join(filepath.Dir(kubeconfig), "cache")}
+	table := kubectlOutput(t, kubectl, append(args, "get", "credentialsrequests", "-n", "apps")...)
+	t.Logf("kubectl get credentialsrequests -n apps:\n%s", table)
+	rows := map[string][]string{}
+	for _, l := range strings.Split(table, "\n") {
+		if f := strings.Fields(l); len(f) >= 3 {
+			rows[f[0]] = f
+		}
+	}
+	if r := rows["ccm"]; len(r) < 4 || r[1] != "Manual" || r[2] != "True" || r[3] != role {
+		t.Errorf("row of ccm %q, want Manual True %s", r, role)
+	}
+	if r := rows["gcp"]; len(r) < 3 || r[1] != "Ignored" {
+		t.Errorf("row of gcp %q, want MODE Ignored", r)
+	}
+	described := kubectlOutput(t, kubectl, append(args, "describe", "credentialsrequest", "-n", "apps", "later")...)
+	if !strings.Contains(described, "Resolved") || !strings.Contains(described, "fixed: the earlier NamespaceNotFound") {
+		t.Errorf("kubectl describe of the fixed request does not say what was fixed:\n%s", described)
+	}
+	warnings := kubectlOutput(t, kubectl, append(args, "get", "events", "-n", "apps", "--field-selector", "type=Warning")...)
+	t.Logf("kubectl get events --field-selector type=Warning:\n%s", warnings)
+	if !strings.Contains(warnings, "NamespaceNotFound") || strings.Contains(warnings, "credentialsrequest/gcp") || strings.Contains(warnings, "NotAWS") {
+		t.Errorf("Warning Events: want NamespaceNotFound and nothing for the request for another cloud")
+	}
+}
+
+// TestOperatorLogsSettings runs `leash operator` with a ConfigMap and reads
+// the one line of settings it logs at start: the ConfigMap's values over
+// the flags, and no secret; and a recheck interval under a second is
+// refused before it starts.
+func TestOperatorLogsSettings(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	cl.namespace(t, "leash-system")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "leash-system", Name: "leash-config"},
+		Data: map[string]string{"mode": "Manual", "clusterName": "from-cm", "recheckInterval": "30s"}}
+	cl.create(t, cm)
+	kubeconfig := cl.api.Kubeconfig(t, "operator")
+	args := []string{"operator", "--kubeconfig", kubeconfig, "--iam-endpoint", cl.url,
+		"--root-credentials-file", cl.local.AdminCredentialsPath(), "--config-map", "leash-system/leash-config",
+		"--cluster-name", "from-flag", "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}
+	runs := newOperatorRuns(t, args...)
+	p := runs.next()
+	p.start(t)
+	var line string
+	waitFor(t, 30*time.Second, "the operator's settings line", func() (bool, string) {
+		for _, l := range strings.Split(p.stderr.String(), "\n") {
+			if strings.Contains(l, `"msg":"operator settings"`) {
+				line = l
+				return true, ""
+			}
+		}
+		return false, p.stderr.String()
+	})
+	t.Logf("%s", line)
+	for _, want := range []string{`"mode":"Manual"`, `"clusterName":"from-cm"`, `"iamEndpoint":"` + cl.url + `"`, `"recheckInterval":"30s"`,
+		`"rootCredentials":"file ` + cl.local.AdminCredentialsPath() + `"`, `"permissionsBoundary":"none"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("settings line lacks %s", want)
+		}
+	}
+	if n := strings.Count(p.stderr.String(), `"msg":"operator settings"`); n != 1 {
+		t.Errorf("settings logged %d times, want once", n)
+	}
+	p.terminate(t)
+	runs.checkNoSecrets(t, []string{cl.adminKey(t).Secret.Reveal()})
+
+	cm.Data["recheckInterval"] = "100ms"
+	if err := cl.c.Update(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	bad := runs.next()
+	bad.start(t)
+	select {
+	case <-bad.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the operator started with a recheck interval of 100ms")
+	}
+	stderr := bad.stderr.String()
+	if code := exitStatus(t, bad.err, "leash operator"); code != 2 || !strings.Contains(stderr, "at least 1s") {
+		t.Errorf("recheckInterval 100ms: exit %d, %q; want 2 and what to use", code, stderr)
+	}
 }
