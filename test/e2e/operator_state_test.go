@@ -430,3 +430,35 @@ func TestOperatorLogsSettings(t *testing.T) {
 		t.Errorf("recheckInterval 100ms: exit %d, %q; want 2 and what to use", code, stderr)
 	}
 }
+
+// TestApplyIgnoresOtherClouds pins that leash apply shows a request for
+// another cloud as Ignored and does not count it as a failure.
+func TestApplyIgnoresOtherClouds(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "aws.yaml"), `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: aws, namespace: apps}
+spec:
+  secretRef: {name: aws-creds, namespace: apps}
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: AWSProviderSpec
+    statementEntries:
+    - {effect: Allow, action: ["ec2:DescribeInstances"], resource: "*"}
+`)
+	writeFile(t, filepath.Join(dir, "gcp.yaml"), `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: gcp, namespace: apps}
+spec:
+  secretRef: {name: gcp-creds, namespace: apps}
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: GCPProviderSpec
+    predefinedRoles: ["roles/viewer"]
+`)
+	stdout, _, code := applyRun(t, "-f", dir, "--data", t.TempDir())
+	row := strings.Fields(lineWith(stdout, "apps/gcp"))
+	if code != 0 || len(row) != 5 || row[1] != "Ignored" || row[4] != "Ignored" || !strings.Contains(stdout, "GCPProviderSpec") {
+		t.Errorf("exit %d, row of apps/gcp %q; want 0, and MODE and STATE Ignored with a message naming GCPProviderSpec:\n%s", code, row, stdout)
+	}
+}
