@@ -41,8 +41,8 @@ AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set (or --target aws) it provisions
 in that AWS account, signing with those root credentials.
 
 The Secret manifests hold keys: they are written readable by you only, and
-never printed. Exit status: 0 when every request is ready, 1 when one is not,
-2 on bad input.`),
+never printed. Exit status: 0 when every request is ready (or, being for
+another cloud, ignored), 1 when one is not, 2 on bad input.`),
 		Example: example(
 			"# Mint the examples' credentials in the embedded local endpoint",
 			"leash apply -f examples/",
@@ -133,7 +133,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		c.Credentials = key.Provider()
 		return iamclient.New(c)
 	}
-	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out}, eventPrinter{stderr})
+	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out, Requests: requests}, eventPrinter{stderr})
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
@@ -143,7 +143,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	}
 	fmt.Fprintf(stdout, "\nSecrets are in %s (readable by you only).\n", o.out)
 	for _, a := range applied {
-		if !a.Ready() {
+		if !a.Ready() && !a.Ignored() {
 			return errNotReady
 		}
 	}

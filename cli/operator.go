@@ -43,7 +43,8 @@ the Secret each names in step with it, in the cluster's mode:
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
-clusterName, rotateAfter) override the flags; the operator reads it at start.
+clusterName, rotateAfter, recheckInterval) override the flags; the operator
+reads it at start.
 
 Deleting a request deletes its user, keys and policies, then its Secret.
 Users this cluster's leash minted for requests that no longer exist are swept.`),
@@ -75,7 +76,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 					return err
 				}
 			}
-			if err := o.Config.Validate(); err != nil {
+			if err := o.Validate(); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
@@ -93,7 +94,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName and rotateAfter override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter and recheckInterval override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -101,6 +102,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary")
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
+	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")
 	f.DurationVar(&o.SweepInterval, "sweep-interval", 10*time.Minute, "how often users minted for deleted requests are looked for")
 	f.DurationVar(&o.SweepGrace, "sweep-grace", 5*time.Minute, "users younger than this are never swept")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "`ADDRESS` of the Prometheus metrics endpoint (0 turns it off)")
@@ -157,6 +159,13 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	}
 	if v := cm.Data["clusterName"]; v != "" {
 		o.Config.ClusterName = v
+	}
+	if v := cm.Data["recheckInterval"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
+		}
+		o.RecheckFailed = d
 	}
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)

@@ -23,6 +23,12 @@ func (a Applied) Ready() bool {
 	return a.Err == nil && a.Outcome.Failure == nil && a.Outcome.Provisioned
 }
 
+// Ignored says whether the request is for another cloud: not ready, and not
+// a failure either.
+func (a Applied) Ignored() bool {
+	return a.Err == nil && a.Outcome.Failure != nil && a.Outcome.Failure.Type == leashv1.Ignored
+}
+
 // Apply syncs each request once, in order, with the same code the operator
 // runs in a cluster.
 func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsRequest) []Applied {
@@ -46,7 +52,7 @@ func WriteTable(w io.Writer, applied []Applied) error {
 		if principal == "" {
 			principal = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Request, orDash(string(o.Mode)), principal, granted(o.Granted), state(a))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Request, orDash(string(shownMode(o.Mode))), principal, granted(o.Granted), state(a))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -69,6 +75,8 @@ func state(a Applied) string {
 	switch {
 	case a.Err != nil:
 		return "Error"
+	case a.Ignored():
+		return string(leashv1.Ignored)
 	case a.Outcome.Failure != nil:
 		return a.Outcome.Failure.Reason
 	case a.Outcome.Provisioned:

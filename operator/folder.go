@@ -110,7 +110,12 @@ func readRequestFile(path string) ([]*leashv1.CredentialsRequest, error) {
 // FolderCluster keeps Secrets as manifests in a folder, one file per
 // Secret (DIR/NAMESPACE/NAME.yaml, readable by the owner only), for leash
 // apply. Every namespace exists: there is no cluster to ask.
-type FolderCluster struct{ Dir string }
+type FolderCluster struct {
+	Dir string
+	// Requests are the requests being applied, among which a Secret's
+	// owner is chosen.
+	Requests []*leashv1.CredentialsRequest
+}
 
 func (f FolderCluster) path(namespace, name string) string {
 	return filepath.Join(f.Dir, namespace, name+".yaml")
@@ -146,6 +151,17 @@ func (f FolderCluster) WriteSecret(_ context.Context, s *corev1.Secret) error {
 		return err
 	}
 	return atomicfile.Write(path, data, 0o600)
+}
+
+// RequestsNaming implements Cluster.
+func (f FolderCluster) RequestsNaming(_ context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error) {
+	var out []leashv1.CredentialsRequest
+	for _, cr := range f.Requests {
+		if namesSecret(cr, namespace, name) {
+			out = append(out, *cr)
+		}
+	}
+	return out, nil
 }
 
 // DeleteSecret implements Cluster.

@@ -48,6 +48,9 @@ type Options struct {
 	SweepInterval, SweepGrace time.Duration
 	// Recheck is how often unchanged requests are synced again.
 	Recheck time.Duration
+	// RecheckFailed is how often a request whose check failed is synced
+	// again (its root permissions, or a Manual key's); 0 means a minute.
+	RecheckFailed time.Duration
 
 	MetricsAddr, ProbeAddr  string
 	LeaderElection          bool
@@ -58,6 +61,57 @@ type Options struct {
 	// Registry receives the metrics; nil means controller-runtime's, which
 	// the metrics endpoint serves.
 	Registry prometheus.Registerer
+}
+
+// Validate names the setting that is wrong and how to fix it.
+func (o *Options) Validate() error {
+	if err := o.Config.Validate(); err != nil {
+		return err
+	}
+	if o.RecheckFailed != 0 && o.RecheckFailed < time.Second {
+		return fmt.Errorf("recheck interval %v: use a duration of at least 1s, such as 30s or 1m (too short a one turns every failing request into a busy loop against IAM)", o.RecheckFailed)
+	}
+	return nil
+}
+
+// settings are the effective settings as log key-value pairs, for the one
+// line the operator logs at start: what it will do and where, after the
+// ConfigMap and the defaults, and no secret (the root credentials are named
+// by where they are, never read here).
+func (o Options) settings() []any {
+	or := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return s
+	}
+	root := "Secret " + o.RootSecret.String()
+	switch {
+	case o.RootFile != "":
+		root = "file " + o.RootFile
+	case o.RootSecret.Name == "":
+		root = "Secret kube-system/aws-creds"
+	}
+	recheck, failed := o.Recheck, o.RecheckFailed
+	if recheck == 0 {
+		recheck = 10 * time.Minute
+	}
+	if failed == 0 {
+		failed = DefaultRecheckFailed
+	}
+	return []any{
+		"mode", string(o.Config.Mode),
+		"clusterName", o.Config.ClusterName,
+		"iamEndpoint", or(o.IAM.Endpoint, "AWS"),
+		"region", or(o.IAM.Region, "default"),
+		"rootCredentials", root,
+		"namespace", or(o.Namespace, "all"),
+		"permissionsBoundary", or(o.Config.Boundary, "none"),
+		"rotateAfter", o.Config.RotateAfter.String(),
+		"rotationGrace", o.Config.RotationGrace.String(),
+		"recheck", recheck.String(),
+		"recheckInterval", failed.String(),
+	}
 }
 
 // Scheme is the scheme the operator's clients use.
@@ -71,6 +125,10 @@ func Scheme() *runtime.Scheme {
 // NewManager wires the reconciler, the root credentials watch and the sweep
 // into a controller-runtime manager.
 func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	ctrl.Log.WithName("leash").Info("operator settings", o.settings()...)
 	scheme := Scheme()
 	ours := labels.SelectorFromSet(labels.Set{leashv1.LabelCredentialsRequest: "true"})
 	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
@@ -127,8 +185,8 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return iamclient.New(c)
 	}
 	var root RootSource
-	var rootSource source.SyncingSource
-	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck}
+	var sources []source.SyncingSource
+	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck, RecheckFailed: o.RecheckFailed}
 	if o.RootFile != "" {
 		root = FileRoot{Path: o.RootFile}
 	} else {
@@ -147,15 +205,20 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 			return nil, nil, err
 		}
 		root = SecretRoot{Reader: rootCache, Namespace: o.RootSecret.Namespace, Name: o.RootSecret.Name}
-		rootSource = source.Kind[client.Object](rootCache, &corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.PassthroughRequests))
+		sources = append(sources, source.Kind[client.Object](rootCache, &corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.PassthroughRequests)))
 	}
+	others, err := r.othersSecrets(mgr, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sources = append(sources, others)
 	prov, err := NewProvisioner(o.Config, root, newIAM,
 		KubeCluster{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}, mgr.GetEventRecorderFor("leash"))
 	if err != nil {
 		return nil, nil, err
 	}
 	r.Provisioner = prov
-	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, rootSource); err != nil {
+	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, sources...); err != nil {
 		return nil, nil, err
 	}
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {

@@ -63,7 +63,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 		return err
 	}
 	u := p.userFor(cr, rc.identity)
-	out.User, out.Policy, out.Granted = u.name, u.policy, grantedActions(spec)
+	out.Granted = grantedActions(spec)
 	plan, err := planPolicy(spec, u, policyStatement{Effect: "Allow", Action: []string{"iam:GetUser"}, Resource: u.arn})
 	if err != nil {
 		return err // nothing created yet
@@ -72,7 +72,8 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	if err != nil {
 		return err
 	}
-	out.Principal = user.ARN
+	// The status names the user only once it exists.
+	out.User, out.Policy, out.Principal = u.name, u.policy, user.ARN
 	if plan.inline {
 		err = p.ensureInlinePolicy(ctx, rc.iam, cr, u, fresh, plan.parts[0])
 	} else {

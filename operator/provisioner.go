@@ -7,6 +7,7 @@ package operator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -85,6 +86,9 @@ type Cluster interface {
 	WriteSecret(ctx context.Context, s *corev1.Secret) error
 	// DeleteSecret deletes a Secret; one already gone is not an error.
 	DeleteSecret(ctx context.Context, namespace, name string) error
+	// RequestsNaming lists the requests whose spec.secretRef names the
+	// Secret, so that only the oldest writes it.
+	RequestsNaming(ctx context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error)
 }
 
 // Recorder receives Kubernetes Events: a Normal one per IAM change, and a
@@ -210,19 +214,25 @@ func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSPr
 // error is transient (IAM or the API server failed) and worth a retry;
 // problems the user must fix are in Outcome.Failure.
 func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) (Outcome, error) {
+	// A minted user the status records exists until it is retired: a sync
+	// that stops before IAM still reports it.
+	out := recordedUser(cr)
 	spec, err := awsSpec(cr)
 	if errors.Is(err, errNotAWS) {
-		return Outcome{Failure: &Failure{Type: leashv1.Ignored, Reason: "NotAWS",
-			Message: "spec.providerSpec is for another cloud; leash manages AWS requests only"}}, nil
+		out.Mode = leashv1.ModeIgnored
+		out.Failure = &Failure{Type: leashv1.Ignored, Reason: "NotAWS", Message: notAWSMessage(cr)}
+		return out, nil
 	}
 	if err != nil {
-		return Outcome{Failure: inputFailure(err)}, nil
+		out.Failure = inputFailure(err)
+		return out, nil
 	}
 	mode, err := p.modeOf(cr, spec)
 	if err != nil {
-		return Outcome{Failure: inputFailure(err)}, nil
+		out.Failure = inputFailure(err)
+		return out, nil
 	}
-	out := Outcome{Mode: mode}
+	out.Mode = mode
 	warnings, err := p.checkRequest(cr, spec, mode)
 	if f := asFailure(err); f != nil {
 		out.Failure = f
@@ -233,6 +243,10 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	if ref.Name == "" || ref.Namespace == "" {
 		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
 		return out, nil
+	}
+	if f, err := p.secretConflict(ctx, cr); err != nil || f != nil {
+		out.Failure = f
+		return out, err
 	}
 	ok, err := p.cluster.NamespaceExists(ctx, ref.Namespace)
 	if err != nil {
@@ -255,6 +269,11 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		syncErr = p.sts(ctx, cr, spec, &out)
 	}
 	var f *Failure
+	if mode != leashv1.ModeMint && out.User != "" && (syncErr == nil || errors.As(syncErr, &f)) {
+		if err := p.retireMinted(ctx, cr, &out); err != nil && syncErr == nil {
+			syncErr = err
+		}
+	}
 	switch {
 	case errors.As(syncErr, &f):
 		out.Failure = f
@@ -282,6 +301,19 @@ func asFailure(err error) *Failure {
 		return inputFailure(err)
 	}
 	return nil
+}
+
+// notAWSMessage says why a request is ignored, and that nothing is wrong
+// unless it was meant for AWS.
+func notAWSMessage(cr *leashv1.CredentialsRequest) string {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(cr.Spec.ProviderSpec.Raw, &head)
+	if head.Kind == "" {
+		return "spec.providerSpec has no kind: leash manages requests of kind AWSProviderSpec only and leaves this one alone; set kind: AWSProviderSpec if it is meant for AWS"
+	}
+	return fmt.Sprintf("spec.providerSpec is a %s, for another cloud: leash manages AWS requests only and leaves this one to that cloud's credentials operator", head.Kind)
 }
 
 func inputFailure(err error) *Failure {

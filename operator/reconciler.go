@@ -36,22 +36,33 @@ type Reconciler struct {
 	// Recheck is how often requests are synced with no change, so that drift
 	// (a deleted key, a changed root policy) is found: 0 means 10 minutes.
 	Recheck time.Duration
-	Now     func() time.Time
+	// RecheckFailed is how often a failing request is synced again, for
+	// what no watch shows (a permission granted in IAM): 0 means a minute.
+	RecheckFailed time.Duration
+	Now           func() time.Time
 }
 
-// secretRefNamespace indexes requests by the namespace of their Secret, so
-// that a namespace's creation wakes the requests waiting for it.
-const secretRefNamespace = "spec.secretRef.namespace"
+// Indexes of requests: by the namespace of their Secret, so that a
+// namespace's creation wakes the requests waiting for it; and by their
+// Secret (namespace/name), to find a Secret's owner and to wake the requests
+// that name a Secret when it or its owner changes.
+const (
+	secretRefNamespace = "spec.secretRef.namespace"
+	secretRefIndex     = "spec.secretRef"
+)
 
-// SetupWithManager registers the reconciler. rootSecret, when set, is the
-// root credentials Secret, watched through its own cache so that a root
-// rotation reaches every passthrough request.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, rootCache source.SyncingSource) error {
+// SetupWithManager registers the reconciler. sources are watches with
+// caches of their own: the root credentials Secret, so that a root rotation
+// reaches every passthrough request, and the Secrets leash did not write.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, sources ...source.SyncingSource) error {
 	if r.Now == nil {
 		r.Now = time.Now
 	}
 	if r.Recheck == 0 {
 		r.Recheck = 10 * time.Minute
+	}
+	if r.RecheckFailed == 0 {
+		r.RecheckFailed = DefaultRecheckFailed
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &leashv1.CredentialsRequest{}, secretRefNamespace,
 		func(o client.Object) []string {
@@ -59,14 +70,24 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options,
 		}); err != nil {
 		return err
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &leashv1.CredentialsRequest{}, secretRefIndex,
+		func(o client.Object) []string {
+			ref := o.(*leashv1.CredentialsRequest).Spec.SecretRef
+			return []string{ref.Namespace + "/" + ref.Name}
+		}); err != nil {
+		return err
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&leashv1.CredentialsRequest{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deleting))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner), builder.WithPredicates(changedByOthers)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.secretRequests), builder.WithPredicates(changedByOthers)).
+		// A request that goes, or names another Secret, hands its Secret to
+		// the next oldest request naming it.
+		Watches(&leashv1.CredentialsRequest{}, handler.EnqueueRequestsFromMapFunc(r.sameSecret), builder.WithPredicates(leftSecret)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.waitingFor)).
 		WithOptions(opts)
-	if rootCache != nil {
-		b = b.WatchesRawSource(rootCache)
+	for _, src := range sources {
+		b = b.WatchesRawSource(src)
 	}
 	return b.Complete(r)
 }
@@ -115,17 +136,55 @@ func lastWriter(o client.Object) string {
 	return who
 }
 
-// secretOwner maps a Secret leash wrote to its request.
-func secretOwner(_ context.Context, o client.Object) []reconcile.Request {
-	ref, ok := o.GetAnnotations()[leashv1.AnnotationCredentialsRequest]
-	if !ok {
+// leftSecret passes a request's deletion and a change of its spec.secretRef:
+// both may hand a Secret to another request.
+var leftSecret = predicate.Funcs{
+	CreateFunc: func(event.CreateEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.(*leashv1.CredentialsRequest).Spec.SecretRef != e.ObjectNew.(*leashv1.CredentialsRequest).Spec.SecretRef
+	},
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// secretRequests maps a Secret leash wrote to the request it was written
+// for and to every request that names it: when the owner's Secret goes,
+// the next oldest request naming it takes over.
+func (r *Reconciler) secretRequests(ctx context.Context, o client.Object) []reconcile.Request {
+	out := r.requestsNaming(ctx, o.GetNamespace(), o.GetName())
+	if ref, ok := o.GetAnnotations()[leashv1.AnnotationCredentialsRequest]; ok {
+		if ns, name, ok := cutSlash(ref); ok {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
+		}
+	}
+	return out
+}
+
+// sameSecret maps a request to the other requests naming its Secret (for
+// an update, the old and the new one), one of which may own it now.
+func (r *Reconciler) sameSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	ref := o.(*leashv1.CredentialsRequest).Spec.SecretRef
+	var out []reconcile.Request
+	for _, req := range r.requestsNaming(ctx, ref.Namespace, ref.Name) {
+		if req.Namespace != o.GetNamespace() || req.Name != o.GetName() {
+			out = append(out, req)
+		}
+	}
+	return out
+}
+
+// requestsNaming lists the requests whose spec.secretRef is namespace/name.
+func (r *Reconciler) requestsNaming(ctx context.Context, namespace, name string) []reconcile.Request {
+	var list leashv1.CredentialsRequestList
+	if err := r.Client.List(ctx, &list, client.MatchingFields{secretRefIndex: namespace + "/" + name}); err != nil {
+		log.FromContext(ctx).Error(err, "listing CredentialsRequests for a Secret", "secret", namespace+"/"+name)
 		return nil
 	}
-	ns, name, ok := cutSlash(ref)
-	if !ok {
-		return nil
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, cr := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name}})
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+	return out
 }
 
 // waitingFor maps a namespace to the requests whose Secret goes there.
@@ -185,16 +244,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		log.FromContext(ctx).Info("sync failed; retrying with backoff", "error", syncErr.Error())
 		return ctrl.Result{}, syncErr
 	}
+	return ctrl.Result{RequeueAfter: r.nextSync(out)}, nil
+}
+
+// DefaultRecheckFailed is how often a failing request is synced again
+// unless --recheck-interval says otherwise.
+const DefaultRecheckFailed = time.Minute
+
+// nextSync is when a request is synced again with no event: at the recheck,
+// sooner when it failed (a root permission someone must grant is in IAM,
+// which nothing watches), and when a key is due for rotation or retirement.
+func (r *Reconciler) nextSync(out Outcome) time.Duration {
 	next := r.Recheck
-	if out.Failure != nil {
-		// A problem someone must fix (a manual Secret, a root permission)
-		// is looked at again sooner: leash watches neither.
-		next = min(next, time.Minute)
+	if out.Failure != nil && out.Failure.Type != leashv1.Ignored {
+		next = min(next, r.RecheckFailed)
 	}
 	if out.RequeueAfter > 0 && out.RequeueAfter < next {
 		next = out.RequeueAfter
 	}
-	return ctrl.Result{RequeueAfter: next}, nil
+	return next
 }
 
 // remove deprovisions a request being deleted, then lets it go.

@@ -31,22 +31,11 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		return nil
 	}
 	if mode == leashv1.ModeMint || knownUser(cr) != "" {
-		rc, _, err := p.rootClient(ctx)
+		name, err := p.deleteMinted(ctx, cr)
 		if err != nil {
 			return err
 		}
-		u := p.userFor(cr, rc.identity)
-		if err := p.deleteUser(ctx, rc.iam, u.name, string(cr.UID)); err != nil {
-			return err
-		}
-		// A managed policy may outlive its user after a crash, or be left
-		// unattached by one: each part is deleted by its name either way.
-		for i := range maxManagedPolicies {
-			if err := rc.iam.DeletePolicy(ctx, u.partARN(i)); err != nil {
-				return err
-			}
-		}
-		p.event(cr, "UserDeleted", "deleted IAM user %s with its keys and policies", u.name)
+		p.event(cr, "UserDeleted", "deleted IAM user %s with its keys and policies", name)
 	}
 	ref := cr.Spec.SecretRef
 	s, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
@@ -59,6 +48,27 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		}
 	}
 	return nil
+}
+
+// deleteMinted deletes the user minted for the request with everything
+// attached to it, and returns its name.
+func (p *Provisioner) deleteMinted(ctx context.Context, cr *leashv1.CredentialsRequest) (string, error) {
+	rc, _, err := p.rootClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	u := p.userFor(cr, rc.identity)
+	if err := p.deleteUser(ctx, rc.iam, u.name, string(cr.UID)); err != nil {
+		return "", err
+	}
+	// A managed policy may outlive its user after a crash, or be left
+	// unattached by one: each part is deleted by its name either way.
+	for i := range maxManagedPolicies {
+		if err := rc.iam.DeletePolicy(ctx, u.partARN(i)); err != nil {
+			return "", err
+		}
+	}
+	return u.name, nil
 }
 
 // deleteUser deletes a user leash minted, in the order IAM requires: keys,

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 )
 
@@ -65,6 +66,16 @@ func (k KubeCluster) DeleteSecret(ctx context.Context, namespace, name string) e
 		return nil
 	}
 	return err
+}
+
+// RequestsNaming implements Cluster from the cache, through the index the
+// reconciler keeps of requests by their Secret.
+func (k KubeCluster) RequestsNaming(ctx context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error) {
+	var list leashv1.CredentialsRequestList
+	if err := k.Client.List(ctx, &list, client.MatchingFields{secretRefIndex: namespace + "/" + name}); err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // SecretRoot reads the root credentials from a Secret with the keys

@@ -50,16 +50,20 @@ func turnedFailing(before, after *leashv1.CredentialsRequestStatus) *leashv1.Cre
 func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now metav1.Time) {
 	st := &cr.Status
 	if out.Mode != "" {
-		st.Mode = out.Mode
+		st.Mode = shownMode(out.Mode)
 	}
-	if out.Principal != "" {
+	// A sync that ran to its end says what exists: a principal or user it
+	// does not report is gone (retired after a mode change, or never made
+	// for a request refused before IAM). One cut short by a transient error
+	// only adds what it found.
+	if synced || out.Principal != "" {
 		st.Principal = out.Principal
 	}
 	if out.Provisioned {
 		st.Provisioned = true
 	}
-	if ps := encodeProviderStatus(out.User, out.Policy); ps != nil {
-		st.ProviderStatus = ps
+	if synced || out.User != "" {
+		st.ProviderStatus = encodeProviderStatus(out.User, out.Policy)
 	}
 	if synced {
 		st.LastSyncGeneration = cr.Generation
@@ -68,12 +72,14 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 	for _, t := range reportedConditions {
 		if out.Failure != nil && out.Failure.Type == t {
 			setCondition(st, t, corev1.ConditionTrue, out.Failure.Reason, out.Failure.Message, now)
-		} else if findCondition(st, t) != nil {
-			setCondition(st, t, corev1.ConditionFalse, "Resolved", "", now)
+		} else if c := findCondition(st, t); c != nil {
+			setCondition(st, t, corev1.ConditionFalse, "Resolved", resolvedMessage(c), now)
 		}
 	}
 	applyWarnings(st, out, now)
 	switch {
+	case out.Failure != nil && out.Failure.Type == leashv1.Ignored:
+		setCondition(st, leashv1.Ready, corev1.ConditionFalse, string(leashv1.Ignored), out.Failure.Message, now)
 	case out.Failure != nil:
 		setCondition(st, leashv1.Ready, corev1.ConditionFalse, out.Failure.Reason, out.Failure.Message, now)
 	case out.Provisioned:
@@ -92,6 +98,25 @@ func applyWarnings(st *leashv1.CredentialsRequestStatus, out Outcome, now metav1
 	case out.Checked && findCondition(st, leashv1.PolicyWarnings) != nil:
 		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionFalse, "NoFindings", "AWS's catalog finds nothing doubtful in spec.providerSpec.statementEntries", now)
 	}
+}
+
+// shownMode is the mode status.mode and leash apply's table show: the
+// documented mode, so a request with stsIAMRoleARN shows Manual (its role
+// is its principal).
+func shownMode(m leashv1.CredentialsMode) leashv1.CredentialsMode {
+	if m == leashv1.ModeSTS {
+		return leashv1.ModeManual
+	}
+	return m
+}
+
+// resolvedMessage says what a condition turning False fixed: the failure
+// it reported. One already resolved keeps its message.
+func resolvedMessage(c *leashv1.CredentialsRequestCondition) string {
+	if c.Status != corev1.ConditionTrue {
+		return c.Message
+	}
+	return fmt.Sprintf("fixed: the earlier %s (%s) no longer holds", c.Reason, c.Message)
 }
 
 func readyMessage(cr *leashv1.CredentialsRequest, out Outcome) string {

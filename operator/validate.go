@@ -167,4 +167,3 @@ func firstOf(findings []string) string {
 	}
 	return fmt.Sprintf("%s; and %d more", strings.Join(findings[:shownFindings], "; "), len(findings)-shownFindings)
 }
-

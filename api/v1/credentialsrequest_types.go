@@ -72,8 +72,13 @@ const (
 	// written for the request.
 	ModeManual CredentialsMode = "Manual"
 	// ModeSTS means the Secret names a role that pods assume with their
-	// service account token; no long-lived key is stored.
+	// service account token; no long-lived key is stored. It is Manual mode
+	// with spec.providerSpec.stsIAMRoleARN set, and status.mode shows it as
+	// Manual, the documented mode, with the role as status.principal.
 	ModeSTS CredentialsMode = "STS"
+	// ModeIgnored is the status.mode of a request for another cloud, which
+	// leash leaves to that cloud's credentials operator.
+	ModeIgnored CredentialsMode = "Ignored"
 )
 
 // CredentialsRequestStatus is what was done for the request.
@@ -118,8 +123,9 @@ type CredentialsRequestStatus struct {
 	// +optional
 	Conditions []CredentialsRequestCondition `json:"conditions,omitempty"`
 
-	// Mode is how the credentials were obtained: Mint, Passthrough, Manual
-	// or STS. Leash extension; not set by OpenShift's operator.
+	// Mode is how the credentials were obtained: Mint, Passthrough or
+	// Manual (also with stsIAMRoleARN), or Ignored for a request for another
+	// cloud. Leash extension; not set by OpenShift's operator.
 	// +optional
 	Mode CredentialsMode `json:"mode,omitempty"`
 

@@ -240,7 +240,7 @@ func TestRendered(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if want := []string{"clusterName", "mode", "rotateAfter"}; !slices.Equal(keys, want) {
+		if want := []string{"clusterName", "mode", "recheckInterval", "rotateAfter"}; !slices.Equal(keys, want) {
 			t.Errorf("ConfigMap keys %v; want %v", keys, want)
 		}
 		if cm.Data["mode"] != "Mint" {
@@ -248,6 +248,9 @@ func TestRendered(t *testing.T) {
 		}
 		if d, err := time.ParseDuration(cm.Data["rotateAfter"]); err != nil || d != 720*time.Hour {
 			t.Errorf("rotateAfter %q (%v); want 720h", cm.Data["rotateAfter"], err)
+		}
+		if d, err := time.ParseDuration(cm.Data["recheckInterval"]); err != nil || d != time.Minute {
+			t.Errorf("recheckInterval %q (%v); want 1m, the flag's default", cm.Data["recheckInterval"], err)
 		}
 	})
 

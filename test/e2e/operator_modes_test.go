@@ -175,8 +175,7 @@ func TestManual(t *testing.T) {
 		t.Errorf("status.mode = %q, want Manual", cr.Status.Mode)
 	}
 
-	// b. Half a key. The operator does not watch unlabelled Secrets: it
-	// finds this one at its next recheck, 2 s in these tests.
+	// b. Half a key. The operator watches the Secrets Manual requests name.
 	ctlARN, ctlKey := cl.newUser(t, "ctl", nil)
 	cl.writeKeySecret(t, ref, map[string]string{"aws_access_key_id": ctlKey.ID})
 	start := time.Now()
@@ -269,8 +268,9 @@ func TestSTS(t *testing.T) {
 
 	cl.create(t, stsRequest(t, "apps", "ccm", ccm, ""))
 	cr := cl.waitReady(t, "apps", "ccm")
-	if cr.Status.Mode != leashv1.ModeSTS || cr.Status.Principal != ccm || !cr.Status.Provisioned {
-		t.Errorf("status: mode %q principal %q provisioned %v, want STS, %s, true", cr.Status.Mode, cr.Status.Principal, cr.Status.Provisioned, ccm)
+	// The documented mode: Manual, with the role as the principal.
+	if cr.Status.Mode != leashv1.ModeManual || cr.Status.Principal != ccm || !cr.Status.Provisioned {
+		t.Errorf("status: mode %q principal %q provisioned %v, want Manual, %s, true", cr.Status.Mode, cr.Status.Principal, cr.Status.Provisioned, ccm)
 	}
 	s := cl.secret(t, "apps", "ccm-creds")
 	if s == nil {
@@ -297,8 +297,8 @@ func TestSTS(t *testing.T) {
 	if msg := conditionOf(cr, leashv1.InsufficientCloudCredentials).Message; !strings.Contains(msg, "ec2:DescribeInstances") || !strings.Contains(msg, bare) {
 		t.Errorf("message %q: want it to name ec2:DescribeInstances and the role", msg)
 	}
-	if cr.Status.Mode != leashv1.ModeSTS {
-		t.Errorf("status.mode = %q, want STS", cr.Status.Mode)
+	if cr.Status.Mode != leashv1.ModeManual {
+		t.Errorf("status.mode = %q, want Manual", cr.Status.Mode)
 	}
 	s = cl.secret(t, "apps", "bare-creds")
 	if s == nil {
