@@ -99,19 +99,23 @@ func (o Options) settings() []any {
 	if failed == 0 {
 		failed = DefaultRecheckFailed
 	}
-	return []any{
+	boundary := or(o.Config.Boundary, "none")
+	if o.Config.Guardrails.HasCeiling() {
+		boundary = "ceiling policy " + ceilingPath(o.Config.ClusterName) + ceilingPolicyName(o.Config.ClusterName)
+	}
+	return append([]any{
 		"mode", string(o.Config.Mode),
 		"clusterName", o.Config.ClusterName,
 		"iamEndpoint", or(o.IAM.Endpoint, "AWS"),
 		"region", or(o.IAM.Region, "default"),
 		"rootCredentials", root,
 		"namespace", or(o.Namespace, "all"),
-		"permissionsBoundary", or(o.Config.Boundary, "none"),
+		"permissionsBoundary", boundary,
 		"rotateAfter", o.Config.RotateAfter.String(),
 		"rotationGrace", o.Config.RotationGrace.String(),
 		"recheck", recheck.String(),
 		"recheckInterval", failed.String(),
-	}
+	}, o.Config.Guardrails.Settings()...)
 }
 
 // Scheme is the scheme the operator's clients use.

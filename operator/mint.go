@@ -68,7 +68,11 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	if err != nil {
 		return err // nothing created yet
 	}
-	user, fresh, err := p.ensureUser(ctx, rc.iam, cr, u)
+	boundary, err := p.boundaryFor(ctx, rc)
+	if err != nil {
+		return err // nothing created yet
+	}
+	user, fresh, err := p.ensureUser(ctx, rc.iam, cr, u, boundary)
 	if err != nil {
 		return err
 	}
@@ -89,7 +93,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 // ensureUser creates the user or adopts the one a previous sync made.
 // fresh is true when this call created it, so that nothing can be attached
 // to it yet and the reads that follow can be skipped.
-func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser) (iamclient.User, bool, error) {
+func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, boundary string) (iamclient.User, bool, error) {
 	var user iamclient.User
 	var err error
 	fresh := false
@@ -99,7 +103,7 @@ func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *l
 		err = errNotFoundYet
 	}
 	if iamclient.IsNotFound(err) || err == errNotFoundYet {
-		user, err = c.CreateUser(ctx, iamclient.NewUser{Name: u.name, Path: u.path, Boundary: p.cfg.Boundary, Tags: map[string]string{
+		user, err = c.CreateUser(ctx, iamclient.NewUser{Name: u.name, Path: u.path, Boundary: boundary, Tags: map[string]string{
 			TagCluster: p.cfg.ClusterName, TagRequestUID: string(cr.UID), TagRequest: cr.Namespace + "/" + cr.Name,
 			"kubernetes.io/cluster/" + p.cfg.ClusterName: "owned",
 		}})
@@ -117,16 +121,16 @@ func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *l
 		return user, false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UserNameTaken",
 			Message: fmt.Sprintf("IAM user %s exists but is not this request's (its %s tag is %q); delete or rename it, or change --cluster-name", u.name, TagRequestUID, owner)}
 	}
-	if !fresh && user.Boundary != p.cfg.Boundary {
-		if p.cfg.Boundary == "" {
+	if !fresh && user.Boundary != boundary {
+		if boundary == "" {
 			err = c.DeleteUserBoundary(ctx, u.name)
 		} else {
-			err = c.PutUserBoundary(ctx, u.name, p.cfg.Boundary)
+			err = c.PutUserBoundary(ctx, u.name, boundary)
 		}
 		if err != nil {
 			return user, false, err
 		}
-		p.event(cr, "BoundaryUpdated", "set the permissions boundary of IAM user %s to %q", u.name, p.cfg.Boundary)
+		p.event(cr, "BoundaryUpdated", "set the permissions boundary of IAM user %s to %q", u.name, boundary)
 	}
 	return user, fresh, nil
 }

@@ -51,6 +51,8 @@ type Config struct {
 	// ProofTimeout bounds how long a new key may take to work (IAM's
 	// propagation delay) before it is deleted and the mint retried.
 	ProofTimeout time.Duration
+	// Guardrails bound what any request may ask for (guardrails.go).
+	Guardrails Guardrails
 }
 
 // Validate names the setting that is wrong and how to fix it.
@@ -73,7 +75,10 @@ func (c *Config) Validate() error {
 	if c.ProofTimeout == 0 {
 		c.ProofTimeout = 2 * time.Minute
 	}
-	return nil
+	if c.Boundary != "" && c.Guardrails.HasCeiling() {
+		return fmt.Errorf("--permissions-boundary %s and a ceiling are both set, and a user has one boundary: the ceiling becomes every minted user's boundary (policy %s); give one of them, the ceiling to have requests checked against it too", c.Boundary, ceilingPolicyName(c.ClusterName))
+	}
+	return c.Guardrails.validate()
 }
 
 // Cluster is where Secrets and namespaces live: the API server, or a folder
@@ -143,6 +148,10 @@ type rootClient struct {
 	iam      *iamclient.Client
 	identity iamclient.Identity
 	perms    *permissionCache
+	// ceiling is held while the ceiling policy is checked in IAM, and
+	// ceilingARN is set once it matches the configured ceiling.
+	ceiling    sync.Mutex
+	ceilingARN string
 }
 
 // NewProvisioner checks cfg and returns a provisioner.

@@ -111,7 +111,8 @@ func TestSettingsLog(t *testing.T) {
 	}
 	want := map[string]string{"mode": "Manual", "clusterName": "prod-eu1", "iamEndpoint": "AWS", "region": "eu-north-1",
 		"rootCredentials": "Secret kube-system/aws-creds", "namespace": "all", "permissionsBoundary": "arn:aws:iam::123456789012:policy/ceiling",
-		"rotateAfter": "720h0m0s", "recheck": "10m0s", "recheckInterval": "30s"}
+		"rotateAfter": "720h0m0s", "recheck": "10m0s", "recheckInterval": "30s",
+		"ceiling": "none", "namespaceActions": "none", "refuseEscalation": "critical", "escalationNamespaces": "none"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
@@ -119,5 +120,21 @@ func TestSettingsLog(t *testing.T) {
 	}
 	if s := fmt.Sprint(kv...); strings.Contains(s, key.Secret.Reveal()) || strings.Contains(s, key.ID) {
 		t.Error("the settings carry the root key")
+	}
+
+	// With guardrails, the line names the ceiling policy as the boundary
+	// and each guardrail's setting.
+	o.Config.Boundary = ""
+	o.Config.Guardrails = Guardrails{Ceiling: testCeiling, NamespaceActions: map[string][]string{"team-b": {"s3:*"}, "team-a": {"ec2:*"}},
+		RefuseEscalation: "high", EscalationNamespaces: []string{"platform", "ops"}}
+	kv = o.settings()
+	for i := 0; i+1 < len(kv); i += 2 {
+		got[fmt.Sprint(kv[i])] = fmt.Sprint(kv[i+1])
+	}
+	for k, v := range map[string]string{"permissionsBoundary": "ceiling policy /leash/prod-eu1/ceiling/prod-eu1-leash-ceiling", "ceiling": "set",
+		"namespaceActions": "team-a,team-b", "refuseEscalation": "high", "escalationNamespaces": "platform,ops"} {
+		if got[k] != v {
+			t.Errorf("with guardrails, %s = %q, want %q", k, got[k], v)
+		}
 	}
 }

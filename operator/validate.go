@@ -39,7 +39,14 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "NothingAllowed",
 			Message: entriesField + ": every entry is a Deny, so the credentials would be allowed nothing (IAM denies what no policy allows); add an Allow entry for what the workload needs"}
 	}
-	return catalogFindings(doc)
+	warnings, err := catalogFindings(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cfg.Guardrails.check(cr, doc); err != nil {
+		return nil, err
+	}
+	return warnings, nil
 }
 
 // checkRotation refuses a request's rotate-after shorter than the rotation

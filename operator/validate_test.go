@@ -73,6 +73,14 @@ func TestRefusedBeforeAnyIAMCall(t *testing.T) {
 			return cr
 		}, "InvalidRequest", []string{"metadata.annotations[leash.dev/rotate-after]: 5m0s is shorter than the operator's rotation grace of 10m0s"}},
 	}
+	checkRefusals(t, tests)
+}
+
+// checkRefusals syncs each case's request and fails unless it is refused
+// with the case's reason and message, a Warning Event, no IAM user and no
+// Secret.
+func checkRefusals(t *testing.T, tests []refusal) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{cfg: tt.cfg})
