@@ -23,6 +23,7 @@ func newApply() *cobra.Command {
 	var (
 		dir, out, data, endpoint, mode, target string
 		cfg                                    operator.Config
+		guard                                  guardrailFlags
 	)
 	const short = "Provision a folder of CredentialsRequests without a cluster"
 	cmd := &cobra.Command{
@@ -41,7 +42,9 @@ AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set (or --target aws) it provisions
 in that AWS account, signing with those root credentials.
 
 The Secret manifests hold keys: they are written readable by you only, and
-never printed. Exit status: 0 when every request is ready (or, being for
+never printed. Requests above the --ceiling policy, or with privilege-escalation
+findings at or above --refuse-escalation (default critical), are refused as
+the operator refuses them. Exit status: 0 when every request is ready (or, being for
 another cloud, ignored), 1 when one is not, 2 on bad input.`),
 		Example: example(
 			"# Mint the examples' credentials in the embedded local endpoint",
@@ -59,6 +62,9 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 				return &inputerr.Error{Msg: "-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
 			}
 			cfg.Mode = leashv1.CredentialsMode(mode)
+			if err := guard.apply(&cfg.Guardrails); err != nil {
+				return err
+			}
 			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
 				dir: dir, out: out, data: data, endpoint: endpoint, target: target, cfg: cfg,
 			})
@@ -73,7 +79,8 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough or Manual")
 	f.StringVar(&cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and tags them (letters, digits, - _ .)")
 	f.DurationVar(&cfg.RotateAfter, "rotate-after", 0, "maximum `AGE` of a minted key before apply replaces it (e.g. 720h; 0 never)")
-	f.StringVar(&cfg.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary")
+	f.StringVar(&cfg.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
+	guard.register(f, &cfg.Guardrails)
 	return cmd
 }
 

@@ -24,6 +24,7 @@ func newOperator() *cobra.Command {
 	var (
 		o                                       operator.Options
 		kubeconfig, mode, rootSecret, configMap string
+		guard                                   guardrailFlags
 	)
 	const short = "Run the credential operator in a Kubernetes cluster"
 	cmd := &cobra.Command{
@@ -43,8 +44,14 @@ the Secret each names in step with it, in the cluster's mode:
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
-clusterName, rotateAfter, recheckInterval) override the flags; the operator
+clusterName, rotateAfter, recheckInterval, ceiling, namespaceActions,
+refuseEscalation, escalationNamespaces) override the flags; the operator
 reads it at start.
+
+Guardrails refuse a request before any IAM call: above the --ceiling policy
+(which also becomes every minted user's permissions boundary), outside its
+namespace's namespaceActions, or with privilege-escalation findings at or
+above --refuse-escalation (default critical) outside --escalation-namespaces.
 
 Deleting a request deletes its user, keys and policies, then its Secret.
 Users this cluster's leash minted for requests that no longer exist are swept.`),
@@ -60,6 +67,9 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Config.Mode = leashv1.CredentialsMode(mode)
+			if err := guard.apply(&o.Config.Guardrails); err != nil {
+				return err
+			}
 			if rootSecret != "" {
 				nn, err := operator.ParseNamespacedName("--root-credentials-secret", rootSecret)
 				if err != nil {
@@ -94,12 +104,13 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter and recheckInterval override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
 	f.DurationVar(&o.Config.RotationGrace, "rotation-grace", 10*time.Minute, "how long a rotated-out key keeps working after its successor is published")
-	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary")
+	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
+	guard.register(f, &o.Config.Guardrails)
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")
@@ -174,5 +185,5 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 		}
 		o.Config.RotateAfter = d
 	}
-	return nil
+	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
 }

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"leash.dev/leash/operator"
+)
+
+// TestApplyRefusesBadGuardrails pins that leash apply refuses to start,
+// exit 2 and naming the problem, on a ceiling or severity it cannot use.
+func TestApplyRefusesBadGuardrails(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "ceiling.json")
+	if err := os.WriteFile(bad, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a ceiling that does not parse", []string{"--ceiling", bad}, "ceiling: "},
+		{"a ceiling file that does not exist", []string{"--ceiling", filepath.Join(dir, "none.json")}, "--ceiling: "},
+		{"a ceiling with a permissions boundary", []string{"--ceiling", good, "--permissions-boundary", "arn:aws:iam::123456789012:policy/b"}, "give one of them"},
+		{"an unknown severity", []string{"--refuse-escalation", "severe"}, "--refuse-escalation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"apply", "-f", filepath.Join("..", "examples"), "--data", filepath.Join(t.TempDir(), "data")}, tt.args...)
+			_, stderr, code := run(t, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestGuardrailsFromConfigMap pins how the ConfigMap's keys are read:
+// namespaceActions as YAML or JSON, the namespace list comma-separated.
+func TestGuardrailsFromConfigMap(t *testing.T) {
+	var g operator.Guardrails
+	err := guardrailsFromConfigMap("leash-system/leash-config", map[string]string{
+		"ceiling":              `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`,
+		"namespaceActions":     "team-a: [\"s3:*\", \"ec2:Describe*\"]\nteam-b:\n  - sqs:*\n",
+		"refuseEscalation":     "high",
+		"escalationNamespaces": "platform, ops",
+	}, &g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.HasCeiling() || g.RefuseEscalation != "high" || !slices.Equal(g.EscalationNamespaces, []string{"platform", "ops"}) ||
+		!slices.Equal(g.NamespaceActions["team-a"], []string{"s3:*", "ec2:Describe*"}) || !slices.Equal(g.NamespaceActions["team-b"], []string{"sqs:*"}) {
+		t.Errorf("read %+v", g)
+	}
+	err = guardrailsFromConfigMap("leash-system/leash-config", map[string]string{"namespaceActions": "- s3:*"}, &g)
+	if err == nil || !strings.Contains(err.Error(), "namespaceActions is not a map") {
+		t.Errorf("a list for namespaceActions: %v, want it refused", err)
+	}
+}
