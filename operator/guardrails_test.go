@@ -83,7 +83,7 @@ func TestCeilingIsTheBoundary(t *testing.T) {
 	}
 	cr := mintRequest(t, "reader", allow("*", "iam:GetUser"))
 	out := e.ready(t, cr)
-	ceilingARN := "arn:aws:iam::" + e.account + ":policy/leash/unit/ceiling/unit-leash-ceiling"
+	ceilingARN := "arn:aws:iam::" + e.account + ":policy" + ceilingPath("unit") + ceilingPolicyName("unit")
 	user, err := e.admin.GetUser(e.ctx, out.User)
 	if err != nil {
 		t.Fatal(err)
@@ -103,14 +103,14 @@ func TestCeilingIsTheBoundary(t *testing.T) {
 	// start, and the sweep leaves the policy alone.
 	changed := strings.Replace(testCeiling, `"iam:ListUsers",`, "", 1)
 	p := e.provisioner(t, Config{Guardrails: Guardrails{Ceiling: changed}})
-	if _, err := e.sync(t, p, cr); err != nil {
-		t.Fatal(err)
+	if out, err := e.sync(t, p, cr); err != nil || !out.Provisioned {
+		t.Fatalf("sync under the changed ceiling: %v, %+v", err, out.Failure)
 	}
 	doc, err := e.admin.ManagedPolicyDocument(e.ctx, ceilingARN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(doc, "iam:ListUsers") {
+	if strings.Contains(doc, "iam:ListUsers") || !strings.Contains(doc, "ec2:Describe*") {
 		t.Errorf("the ceiling policy still allows iam:ListUsers after the ceiling dropped it: %s", doc)
 	}
 	if _, err := p.Sweep(e.ctx, map[string]bool{string(cr.UID): true}, 0, ""); err != nil {
