@@ -139,7 +139,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		// Only the Secrets leash wrote: a cluster's other Secrets are none of
 		// its business and would cost memory.
 		&corev1.Secret{}: {Label: ours},
-	}}
+	}, DefaultTransform: trimForCache}
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 		cacheOpts.ByObject[&corev1.Secret{}] = cache.ByObject{Label: ours, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
