@@ -47,7 +47,7 @@ func (pl policyPlan) note() string {
 // over a managed policy's limit, or more statements than the managed
 // policies a user may have can hold.
 func planPolicy(spec *leashv1.AWSProviderSpec, u mintedUser, own ...policyStatement) (policyPlan, error) {
-	doc, want, err := requestedPolicy(spec, 0, own...)
+	doc, want, err := requestedPolicy(spec, own...)
 	if err != nil {
 		return policyPlan{}, err
 	}
@@ -129,7 +129,7 @@ func statementsPolicy(entries []leashv1.StatementEntry, chosen []int) (string, *
 	for j, i := range chosen {
 		part[j] = entries[i]
 	}
-	return requestedPolicy(&leashv1.AWSProviderSpec{StatementEntries: part}, 0)
+	return requestedPolicy(&leashv1.AWSProviderSpec{StatementEntries: part})
 }
 
 func statementSizes(sizes []int) string {

@@ -104,7 +104,7 @@ func bulkyStatement(pattern string, size int) leashv1.StatementEntry {
 	n := 0
 	for _, a := range catalog.Default().Expand(pattern) {
 		try := allow("*", append(e.Action, a.String())...)
-		_, doc, err := requestedPolicy(&leashv1.AWSProviderSpec{StatementEntries: []leashv1.StatementEntry{try}}, 0)
+		_, doc, err := requestedPolicy(&leashv1.AWSProviderSpec{StatementEntries: []leashv1.StatementEntry{try}})
 		if err != nil {
 			panic(err)
 		}

@@ -237,7 +237,7 @@ func mintInlineManagedSwitch(t *testing.T, e *env) {
 
 	setEntries(t, cr, large...)
 	if spec, _ := awsSpec(cr); spec != nil {
-		if _, doc, err := requestedPolicy(spec, managedPolicyLimit); err != nil || doc.Size <= inlinePolicyLimit {
+		if _, doc, err := requestedPolicy(spec); err != nil || doc.Size <= inlinePolicyLimit {
 			t.Fatalf("the large request does not exceed the inline limit (%v)", err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // action on the requested resources under the requested conditions. A
 // root key rotation reaches every passthrough Secret on the next sync.
 func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	_, requested, err := requestedPolicy(spec, 0)
+	_, requested, err := requestedPolicy(spec)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func sameData(a, b map[string][]byte) bool {
 // requested permissions the key's principal lacks — the check to run before
 // an upgrade that adds permissions.
 func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	_, requested, err := requestedPolicy(spec, 0)
+	_, requested, err := requestedPolicy(spec)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 // names: pods assume it with their projected service account token, and no
 // long-lived key exists.
 func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
-	_, requested, err := requestedPolicy(spec, 0)
+	_, requested, err := requestedPolicy(spec)
 	if err != nil {
 		return err
 	}

@@ -58,10 +58,10 @@ type policyStatement = leashv1.StatementEntry
 
 // requestedPolicy is the policy the request's statements make, checked by
 // the engine: the statements alone (for passthrough and manual checks) and
-// with extra statements appended (the minted user's policy). limit, when not
-// 0, is the largest size IAM would accept for it. The text is the one IAM is
-// sent, and its size the one IAM's quotas measure.
-func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policyStatement) (string, *policy.Document, error) {
+// with extra statements appended (the minted user's policy; planPolicy lays
+// it out within IAM's quotas). The text is the one IAM is sent, and its size
+// the one IAM's quotas measure.
+func requestedPolicy(spec *leashv1.AWSProviderSpec, extra ...policyStatement) (string, *policy.Document, error) {
 	if len(spec.StatementEntries) == 0 {
 		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
 			Msg: "is empty; list the IAM statements (effect, action, resource) the credentials need"}
@@ -86,11 +86,6 @@ func requestedPolicy(spec *leashv1.AWSProviderSpec, limit int, extra ...policySt
 	parsed, err := policy.Parse(data, policy.Identity)
 	if err != nil {
 		return "", nil, entryError(err)
-	}
-	if limit > 0 && parsed.Size > limit {
-		return "", nil, &inputerr.Error{Field: "spec.providerSpec.statementEntries",
-			Msg: fmt.Sprintf("make a policy of %d characters without whitespace, over IAM's limit of %d for a managed policy; merge statements or use wildcards such as ec2:Describe*",
-				parsed.Size, limit)}
 	}
 	return string(data), parsed, nil
 }
@@ -224,6 +219,6 @@ func RequestedPolicy(cr *leashv1.CredentialsRequest) (*policy.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, doc, err := requestedPolicy(spec, 0)
+	_, doc, err := requestedPolicy(spec)
 	return doc, err
 }

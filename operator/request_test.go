@@ -72,7 +72,7 @@ func TestRequestedPolicyNamesTheEntry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = requestedPolicy(s, managedPolicyLimit)
+			_, _, err = requestedPolicy(s)
 			var in *inputerr.Error
 			if !errors.As(err, &in) || !strings.HasPrefix(in.Field, tt.field) {
 				t.Errorf("error %v, want one naming %s", err, tt.field)

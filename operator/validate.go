@@ -31,7 +31,7 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 			return nil, err
 		}
 	}
-	_, doc, err := requestedPolicy(spec, 0)
+	_, doc, err := requestedPolicy(spec)
 	if err != nil {
 		return nil, err
 	}
