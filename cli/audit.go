@@ -53,7 +53,11 @@ the engine's decision and the error code. Secrets are never recorded.`),
 				return fmt.Errorf("--data %s: no audit log there (%v); is it the folder given to leash local --data?", data, err)
 			}
 			defer func() { _ = file.Close() }()
-			return audit.Print(cmd.OutOrStdout(), file, f, output)
+			bad, err := audit.Print(cmd.OutOrStdout(), file, f, output)
+			for _, b := range bad {
+				fmt.Fprintf(cmd.ErrOrStderr(), "leash audit: skipped %s: %s\n", file.Name(), b)
+			}
+			return err
 		},
 	}
 	fl := cmd.Flags()

@@ -355,7 +355,7 @@ func TestWebIdentityCallsAreAuditedAsCloudTrailDoes(t *testing.T) {
 		t.Fatal("the audit log holds the web identity token")
 	}
 	var found *audit.Event
-	err = audit.Read(strings.NewReader(string(data)), audit.Filter{}, func(e *audit.Event) error {
+	_, err = audit.Read(strings.NewReader(string(data)), audit.Filter{}, func(e *audit.Event) error {
 		if e.EventName == "AssumeRoleWithWebIdentity" {
 			found = e
 		}

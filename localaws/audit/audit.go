@@ -47,6 +47,31 @@ type Identity struct {
 	UserName    string `json:"userName,omitempty"`
 	// IdentityProvider names the issuer of a web identity token.
 	IdentityProvider string `json:"identityProvider,omitempty"`
+	// SessionContext is set for temporary credentials: when the session
+	// was issued, and the role or user it was issued for.
+	SessionContext *SessionContext `json:"sessionContext,omitempty"`
+}
+
+// SessionContext is CloudTrail's userIdentity.sessionContext.
+type SessionContext struct {
+	Attributes    SessionAttributes `json:"attributes"`
+	SessionIssuer *SessionIssuer    `json:"sessionIssuer,omitempty"`
+}
+
+// SessionAttributes says when a session was issued and whether it was
+// authenticated with MFA ("true" or "false", as CloudTrail writes it).
+type SessionAttributes struct {
+	CreationDate     time.Time `json:"creationDate"`
+	MFAAuthenticated string    `json:"mfaAuthenticated"`
+}
+
+// SessionIssuer is the role (or user) a session was issued for.
+type SessionIssuer struct {
+	Type        string `json:"type"`
+	PrincipalID string `json:"principalId"`
+	ARN         string `json:"arn"`
+	AccountID   string `json:"accountId"`
+	UserName    string `json:"userName"`
 }
 
 // Log appends events to a file, one JSON line each. It is safe for
@@ -121,27 +146,37 @@ func (f *Filter) Match(e *Event) bool {
 	return true
 }
 
-// Read calls fn for each event of r that f selects, in order. A torn last
-// line (a crash while writing) is skipped; a malformed line elsewhere is an
-// error naming its line number.
-func Read(r io.Reader, f Filter, fn func(*Event) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var pending error
-	for n := 1; sc.Scan(); n++ {
-		if pending != nil {
-			return pending
-		}
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			pending = fmt.Errorf("audit log line %d: %v", n, err)
-			continue
-		}
-		if f.Match(&e) {
-			if err := fn(&e); err != nil {
-				return err
+// BadLine is a line Read could not parse: its number and why.
+type BadLine struct {
+	Line int
+	Err  error
+}
+
+func (b BadLine) String() string { return fmt.Sprintf("line %d: %v", b.Line, b.Err) }
+
+// Read calls fn for each event of r that f selects, in order. Lines may be
+// of any length. A line that is not an event (a torn line left by a crash,
+// a foreign line) is skipped and returned in bad, so one bad line never
+// hides the rest of the trail.
+func Read(r io.Reader, f Filter, fn func(*Event) error) (bad []BadLine, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var e Event
+			if jerr := json.Unmarshal(line, &e); jerr != nil {
+				bad = append(bad, BadLine{Line: n, Err: jerr})
+			} else if f.Match(&e) {
+				if err := fn(&e); err != nil {
+					return bad, err
+				}
 			}
 		}
+		if rerr == io.EOF {
+			return bad, nil
+		}
+		if rerr != nil {
+			return bad, fmt.Errorf("read audit log: %w", rerr)
+		}
 	}
-	return sc.Err()
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,8 @@ func TestAppendAndReadWithFilters(t *testing.T) {
 			}
 			defer func() { _ = f.Close() }()
 			var got []string
-			if err := Read(f, tt.filter, func(e *Event) error { got = append(got, e.RequestID); return nil }); err != nil {
-				t.Fatal(err)
+			if bad, err := Read(f, tt.filter, func(e *Event) error { got = append(got, e.RequestID); return nil }); err != nil || bad != nil {
+				t.Fatal(bad, err)
 			}
 			if strings.Join(got, ",") != tt.want {
 				t.Errorf("got %v, want %s", got, tt.want)
@@ -63,14 +64,29 @@ func TestAppendAndReadWithFilters(t *testing.T) {
 	}
 }
 
-func TestReadSkipsATornLastLineOnly(t *testing.T) {
+func TestReadSkipsBadLinesAndReadsLongOnes(t *testing.T) {
 	good := `{"eventTime":"2026-11-29T12:00:00Z","eventName":"GetUser","userIdentity":{},"requestID":"1","eventID":"a","readOnly":true}`
-	var n int
-	count := func(*Event) error { n++; return nil }
-	if err := Read(strings.NewReader(good+"\n"+`{"eventTime":"2026-11-`), Filter{}, count); err != nil || n != 1 {
-		t.Errorf("torn last line: n=%d err=%v, want 1 event and no error", n, err)
-	}
-	if err := Read(strings.NewReader(`{"eventTime":`+"\n"+good+"\n"), Filter{}, count); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("a malformed line before others must be an error naming it, got %v", err)
+	long := `{"eventTime":"2026-11-29T12:00:00Z","eventName":"` + strings.Repeat("x", 8<<20) + `","userIdentity":{},"requestID":"2","eventID":"b"}`
+	for _, tt := range []struct {
+		name, log string
+		events    int
+		badLines  string
+	}{
+		{"a torn last line is skipped and reported", good + "\n" + `{"eventTime":"2026-11-`, 1, "2"},
+		{"a torn line in the middle does not hide later lines", `{"eventTime":` + good + "\n" + good + "\n", 1, "1"},
+		{"a line longer than any buffer is read", long + "\n" + good + "\n", 2, ""},
+		{"an empty log has no events", "", 0, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var n int
+			bad, err := Read(strings.NewReader(tt.log), Filter{}, func(*Event) error { n++; return nil })
+			var lines []string
+			for _, b := range bad {
+				lines = append(lines, strconv.Itoa(b.Line))
+			}
+			if err != nil || n != tt.events || strings.Join(lines, ",") != tt.badLines {
+				t.Errorf("events=%d bad lines=%v err=%v, want %d events, bad lines %q", n, lines, err, tt.events, tt.badLines)
+			}
+		})
 	}
 }
