@@ -24,16 +24,30 @@ type Event struct {
 	SourceIPAddress string    `json:"sourceIPAddress,omitempty"`
 	UserAgent       string    `json:"userAgent,omitempty"`
 	UserIdentity    Identity  `json:"userIdentity"`
-	// Resource is the ARN the request was authorized against.
-	Resource     string `json:"resource,omitempty"`
-	ErrorCode    string `json:"errorCode,omitempty"`
-	ErrorMessage string `json:"errorMessage,omitempty"`
-	RequestID    string `json:"requestID"`
-	EventID      string `json:"eventID"`
-	ReadOnly     bool   `json:"readOnly"`
+	// Resource is the ARN the request was authorized against (leash
+	// local's own field; CloudTrail lists resources in Resources).
+	Resource string `json:"resource,omitempty"`
+	// Resources and RequestParameters are CloudTrail's, read from its log
+	// files; leash local does not write them.
+	Resources         []Resource      `json:"resources,omitempty"`
+	RequestParameters json.RawMessage `json:"requestParameters,omitempty"`
+	EventType         string          `json:"eventType,omitempty"`
+	RecipientAccount  string          `json:"recipientAccountId,omitempty"`
+	ErrorCode         string          `json:"errorCode,omitempty"`
+	ErrorMessage      string          `json:"errorMessage,omitempty"`
+	RequestID         string          `json:"requestID"`
+	EventID           string          `json:"eventID"`
+	ReadOnly          bool            `json:"readOnly"`
 	// Decision is the policy engine's answer: Allowed, ExplicitDeny or
 	// ImplicitDeny; empty when the request failed before authorization.
 	Decision string `json:"decision,omitempty"`
+}
+
+// Resource is one entry of CloudTrail's resources list.
+type Resource struct {
+	ARN       string `json:"ARN,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+	Type      string `json:"type,omitempty"`
 }
 
 // Identity is CloudTrail's userIdentity. An access key ID identifies a key
