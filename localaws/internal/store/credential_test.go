@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,7 +108,7 @@ func TestVerifyCredential(t *testing.T) {
 		{"a key at its NotBefore is accepted", unpropagated, now.Add(time.Second), "", ""},
 		{"a session with its token is accepted", temporary, now, token, ""},
 		{"a session without a token is refused", temporary, now, "", store.InvalidClientTokenID},
-		{"a session with another token is refused", temporary, now, token[:len(token)-1] + "x", store.InvalidClientTokenID},
+		{"a session with another token is refused", temporary, now, otherToken(token), store.InvalidClientTokenID},
 		{"a session one second before expiry is accepted", temporary, sess.Expiration.Add(-time.Second), token, ""},
 		{"a session at its expiration is ExpiredToken", temporary, sess.Expiration, token, store.ExpiredToken},
 		{"an expired session with a wrong token is InvalidClientTokenId", temporary, sess.Expiration.Add(time.Hour), "wrong", store.InvalidClientTokenID},
@@ -157,4 +158,14 @@ func TestDeletedOrDeactivatedKeyStopsWorking(t *testing.T) {
 	}
 	update(t, s, func(tx *store.Tx) error { return tx.DeleteAccessKey("alice", k.AccessKeyID) })
 	wantCode(t, verify(), store.InvalidClientTokenID)
+}
+
+// otherToken is token with its last character changed: always a different
+// token, whatever that character was.
+func otherToken(token string) string {
+	last := "x"
+	if strings.HasSuffix(token, last) {
+		last = "y"
+	}
+	return token[:len(token)-1] + last
 }
