@@ -321,7 +321,7 @@ func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *le
 	if err != nil {
 		return err
 	}
-	// A bad annotation is Sync's to report (revoke); the keys stay as they
+	// A bad annotation is Sync's to report (honourRevoke); the keys stay as they
 	// are until it is fixed.
 	cutoff, _ := p.revokeCutoff(cr)
 	ref := cr.Spec.SecretRef

@@ -294,7 +294,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	// A role's sessions are denied even when the role lacks a requested
 	// permission: the revocation cannot wait for that fix.
 	if syncErr == nil || errors.As(syncErr, &f) {
-		if err := p.revoke(ctx, cr, spec, mode, &out); err != nil && syncErr == nil {
+		if err := p.honourRevoke(ctx, cr, spec, mode, &out); err != nil && syncErr == nil {
 			syncErr = err
 		}
 	}

@@ -46,12 +46,12 @@ func (p *Provisioner) revokeCutoff(cr *leashv1.CredentialsRequest) (time.Time, e
 	return t, nil
 }
 
-// revoke honours the leash.dev/revoke annotation in the modes where the
+// honourRevoke honours the leash.dev/revoke annotation in the modes where the
 // operator holds nothing ensureKey retires: a role's sessions get the
 // session deny, and Passthrough and Manual requests are refused with what
 // to run instead. A bad annotation is a failure that leaves the request's
 // credentials as they are: they keep working while it is fixed.
-func (p *Provisioner) revoke(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode, out *Outcome) error {
+func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode, out *Outcome) error {
 	cutoff, err := p.revokeCutoff(cr)
 	if err != nil {
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRevokeTime",

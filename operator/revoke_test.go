@@ -32,6 +32,7 @@ func TestRevokeAnnotation(t *testing.T) {
 		{"a time before the key was created retires nothing and is recorded once", envOptions{}, revokeBeforeKey},
 		{"a role-based request gets the session deny: sessions issued before the time are refused, later ones work", envOptions{}, revokeRoleSessions},
 		{"a role's deny with a later cutoff is kept", envOptions{}, revokeKeepsLaterDeny},
+		{"a role lacking a requested permission still gets the deny", envOptions{}, revokeRoleLackingPermission},
 		{"root credentials without iam:PutRolePolicy give a condition naming the permission", envOptions{}, revokeRoleWithoutPermission},
 		{"Passthrough is refused with leash revoke --user, and the root's key stays published", envOptions{}, revokePassthroughRefused},
 		{"Manual is refused: the operator holds no key", envOptions{}, revokeManualRefused},
@@ -411,5 +412,29 @@ func TestRevokeAnnotationRefusesBadTimes(t *testing.T) {
 				t.Errorf("status.revokedAt %v for a refused annotation", cr.Status.RevokedAt)
 			}
 		})
+	}
+}
+
+func revokeRoleLackingPermission(t *testing.T, e *env) {
+	cr, _ := roleRequest(t, e, "ccm")
+	if err := e.admin.DeleteRolePolicy(e.ctx, "ccm", "use"); err != nil {
+		t.Fatal(err)
+	}
+	cutoff := e.clock.Now().Truncate(time.Second)
+	annotateRevoke(cr, formatTime(cutoff))
+	e.clock.advance(time.Minute)
+	out, err := e.sync(t, e.p, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := out.Failure; f == nil || f.Reason != "RoleLacksPermissions" {
+		t.Errorf("failure %+v, want the role's lack reported", f)
+	}
+	doc, err := e.admin.RolePolicy(e.ctx, "ccm", revoke.PolicyName)
+	if err != nil {
+		t.Fatalf("role ccm has no %s: %v", revoke.PolicyName, err)
+	}
+	if got, _ := revoke.Cutoff(doc); !got.Equal(cutoff) || cr.Status.RevokedAt == nil {
+		t.Errorf("the deny cuts off at %v, status.revokedAt %v; want %v in both", got, cr.Status.RevokedAt, cutoff)
 	}
 }
