@@ -88,7 +88,23 @@ func revokeMintedKey(t *testing.T, e *env) {
 	cutoff := formatTime(e.clock.Now())
 	annotateRevoke(cr, cutoff)
 
+	// Between any two IAM calls of the revocation the Secret names a key
+	// that works: the successor is published before the old key goes.
+	hc := iamclient.NewHTTPClient(1)
+	var broken []string
+	e.watch.set(func() {
+		s := e.secret(t, cr)
+		k := iamclient.AccessKey{ID: string(s.Data[SecretKeyID]), Secret: iamclient.NewSecret(string(s.Data[SecretKeySecret]))}
+		own := iamclient.New(iamclient.Config{Endpoint: e.local.URL, Credentials: k.Provider(), HTTPClient: hc})
+		if _, err := own.CallerIdentity(e.ctx); err != nil {
+			broken = append(broken, k.ID)
+		}
+	})
 	out := e.ready(t, cr)
+	e.watch.set(nil)
+	if len(broken) > 0 {
+		t.Errorf("between two calls of the revocation the Secret named a key that did not work: %v", broken)
+	}
 	key := e.publishedKey(t, cr)
 	if key.ID == old.ID {
 		t.Fatalf("the Secret still holds key %s, issued before %s", old.ID, cutoff)
