@@ -313,12 +313,17 @@ func (p *Provisioner) rotateAfter(cr *leashv1.CredentialsRequest) (time.Duration
 // ensureKey keeps exactly one published, working key (two while a rotated
 // key's grace runs) and deletes every other key of the user: such a key was
 // created by a sync that crashed before publishing it, and its secret is
-// lost.
+// lost. A key created before the leash.dev/revoke time is neither current
+// nor kept: one no Secret names is deleted at once, and the published one
+// right after its successor is proven and published, with no grace.
 func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, out *Outcome) error {
 	maxAge, err := p.rotateAfter(cr)
 	if err != nil {
 		return err
 	}
+	// A bad annotation is Sync's to report (honourRevoke); the keys stay as they
+	// are until it is fixed.
+	cutoff, _ := p.revokeCutoff(cr)
 	ref := cr.Spec.SecretRef
 	secret, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
 	if err != nil {
@@ -338,32 +343,40 @@ func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *le
 		retireAt = timeAnnotation(secret, annotationRetireAt)
 	}
 	now := p.now()
-	var current *iamclient.KeyInfo
+	var current, revokedCurrent *iamclient.KeyInfo
 	var kept []iamclient.KeyInfo
+	var retired []string
 	for i, k := range keys {
+		revoked := k.Created.Before(cutoff)
 		switch {
+		case k.ID == published && revoked:
+			revokedCurrent = &keys[i] // deleted once its successor is published
 		case k.ID == published:
 			current = &keys[i]
 			kept = append(kept, k)
-		case k.ID == previous && now.Before(retireAt):
+		case k.ID == previous && now.Before(retireAt) && !revoked:
 			kept = append(kept, k)
 		default:
 			if err := c.DeleteAccessKey(ctx, u.name, k.ID); err != nil {
 				return err
 			}
-			p.event(cr, "AccessKeyDeleted", "deleted access key %s of IAM user %s (%s)", k.ID, u.name, retiredWhy(k.ID == previous))
+			p.event(cr, "AccessKeyDeleted", "deleted access key %s of IAM user %s (%s)", k.ID, u.name, retiredWhy(k.ID == previous, revoked, cutoff))
+			if revoked {
+				retired = append(retired, k.ID)
+			}
 		}
 	}
 	due := current == nil || (maxAge > 0 && now.Sub(current.Created) >= maxAge)
 	if !due {
 		out.Provisioned, out.KeyCreated = true, current.Created
 		out.RequeueAfter = nextWake(now, current.Created, maxAge, previousRetire(kept, current, retireAt))
+		p.recordRevocation(cr, cutoff, u.name, retired, "", out)
 		if previous != "" && len(kept) == 1 {
 			return p.forgetPrevious(ctx, secret)
 		}
 		return nil
 	}
-	if len(kept) >= 2 { // IAM allows two keys: retire the older early
+	if len(kept) >= 2 || (len(kept) == 1 && revokedCurrent != nil) { // IAM allows two keys: retire the older early
 		old := kept[0]
 		if current != nil && old.ID == current.ID {
 			old = kept[1]
@@ -403,12 +416,23 @@ func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *le
 	} else {
 		p.event(cr, "AccessKeyCreated", "published access key %s of IAM user %s in Secret %s/%s", key.ID, u.name, ref.Namespace, ref.Name)
 	}
+	if revokedCurrent != nil {
+		if err := c.DeleteAccessKey(ctx, u.name, revokedCurrent.ID); err != nil {
+			return err
+		}
+		p.event(cr, "AccessKeyDeleted", "deleted access key %s of IAM user %s (%s)", revokedCurrent.ID, u.name, retiredWhy(false, true, cutoff))
+		retired = append(retired, revokedCurrent.ID)
+	}
+	p.recordRevocation(cr, cutoff, u.name, retired, key.ID, out)
 	out.Provisioned, out.KeyCreated = true, info.Created
 	out.RequeueAfter = nextWake(now, info.Created, maxAge, now.Add(p.cfg.RotationGrace))
 	return nil
 }
 
-func retiredWhy(previous bool) string {
+func retiredWhy(previous, revoked bool, cutoff time.Time) string {
+	if revoked {
+		return "issued before the " + AnnotationRevoke + " time " + revokeTime(cutoff)
+	}
 	if previous {
 		return "its rotation grace period ended"
 	}

@@ -29,6 +29,11 @@ const (
 	// AnnotationRotateAfter is the maximum age of a minted key, such as
 	// 720h; "0" turns rotation off for the request.
 	AnnotationRotateAfter = "leash.dev/rotate-after"
+	// AnnotationRevoke is an RFC 3339 time: every credential of the
+	// request's principal issued before it is retired at once (a minted
+	// user's keys), or refused (a role's sessions). Removing it lifts
+	// nothing.
+	AnnotationRevoke = "leash.dev/revoke"
 )
 
 // Config is how the operator provisions, the same for every request unless
@@ -199,6 +204,9 @@ type Outcome struct {
 	// Checked is true when the request passed checkRequest, so that
 	// Warnings is its verdict.
 	Checked bool
+	// Revocation is the leash.dev/revoke time this sync honoured anew, and
+	// what it did; nil when it honoured none.
+	Revocation *Revocation
 }
 
 // modeOf is the request's mode: its annotation, else the cluster's; Manual
@@ -280,6 +288,13 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	var f *Failure
 	if mode != leashv1.ModeMint && out.User != "" && (syncErr == nil || errors.As(syncErr, &f)) {
 		if err := p.retireMinted(ctx, cr, &out); err != nil && syncErr == nil {
+			syncErr = err
+		}
+	}
+	// A role's sessions are denied even when the role lacks a requested
+	// permission: the revocation cannot wait for that fix.
+	if syncErr == nil || errors.As(syncErr, &f) {
+		if err := p.honourRevoke(ctx, cr, spec, mode, &out); err != nil && syncErr == nil {
 			syncErr = err
 		}
 	}

@@ -65,6 +65,10 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 	if synced || out.User != "" {
 		st.ProviderStatus = encodeProviderStatus(out.User, out.Policy)
 	}
+	if r := out.Revocation; r != nil {
+		at := metav1.NewTime(r.At)
+		st.RevokedAt, st.Revocation = &at, r.Message
+	}
 	if synced {
 		st.LastSyncGeneration = cr.Generation
 		st.LastSyncTimestamp = &now

@@ -134,6 +134,18 @@ type CredentialsRequestStatus struct {
 	// by OpenShift's operator.
 	// +optional
 	Principal string `json:"principal,omitempty"`
+
+	// RevokedAt is the leash.dev/revoke time last honoured: every key of the
+	// minted user issued before it was retired, or, for a role, sessions
+	// issued before it are denied. Leash extension.
+	// +optional
+	RevokedAt *metav1.Time `json:"revokedAt,omitempty"`
+
+	// Revocation says what honouring RevokedAt did: the key IDs retired and
+	// published, or the deny put on the role. It never holds a secret.
+	// Leash extension.
+	// +optional
+	Revocation string `json:"revocation,omitempty"`
 }
 
 // CredentialsRequest asks for cloud credentials with a given set of

@@ -1,0 +1,179 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/revoke"
+)
+
+// revokeField names the annotation in messages.
+const revokeField = "metadata.annotations[" + AnnotationRevoke + "]"
+
+// Revocation is a leash.dev/revoke time a sync honoured and what it did.
+type Revocation struct {
+	// At is the annotation's time: what was issued before it was retired.
+	At time.Time
+	// Message names the keys retired and published, or the deny put on a
+	// role; never a secret.
+	Message string
+}
+
+// revokeCutoff reads the request's leash.dev/revoke annotation: the zero
+// time when there is none. A time still to come is refused: a revocation
+// retires what exists, and a key made now, before that time, would be
+// retired again at every sync until it passed.
+func (p *Provisioner) revokeCutoff(cr *leashv1.CredentialsRequest) (time.Time, error) {
+	v, ok := cr.Annotations[AnnotationRevoke]
+	if !ok {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, &inputerr.Error{Field: revokeField,
+			Msg: fmt.Sprintf("%q is not an RFC 3339 time; give the moment before which every credential of the request must stop working, such as %s (date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)", v, formatTime(p.now()))}
+	}
+	if now := p.now(); t.After(now) {
+		return time.Time{}, &inputerr.Error{Field: revokeField,
+			Msg: fmt.Sprintf("%s is in the future (the operator's clock reads %s); a revocation retires what was issued before a time that has passed, so give the time of the leak or now, such as %s", v, formatTime(now), formatTime(now))}
+	}
+	return t, nil
+}
+
+// honourRevoke honours the leash.dev/revoke annotation in the modes where the
+// operator holds nothing ensureKey retires: a role's sessions get the
+// session deny, and Passthrough and Manual requests are refused with what
+// to run instead. A bad annotation is a failure that leaves the request's
+// credentials as they are: they keep working while it is fixed.
+func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode, out *Outcome) error {
+	cutoff, err := p.revokeCutoff(cr)
+	if err != nil {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRevokeTime",
+			Message: err.Error() + "; nothing was revoked and the request's credentials are unchanged"}
+	}
+	if cutoff.IsZero() {
+		return nil
+	}
+	ref := cr.Spec.SecretRef
+	switch mode {
+	case leashv1.ModeSTS:
+		return p.revokeRole(ctx, cr, spec.STSIAMRoleARN, cutoff, out)
+	case leashv1.ModePassthrough:
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
+			Message: fmt.Sprintf("%s: Passthrough mode: Secret %s/%s holds the root credentials of %s, which leash hands out but does not own, so the operator retires nothing; revoke them with `leash revoke --user %s`, put new root credentials in place (the Secret follows them), then remove the annotation",
+				revokeField, ref.Namespace, ref.Name, out.Principal, out.Principal)}
+	case leashv1.ModeManual:
+		who := "its principal"
+		if out.Principal != "" {
+			who = out.Principal
+		}
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
+			Message: fmt.Sprintf("%s: Manual mode: the operator holds no key of its own to retire; the key in Secret %s/%s is the administrator's: revoke it with `leash revoke --user %s`, write a new key into the Secret, then remove the annotation",
+				revokeField, ref.Namespace, ref.Name, who)}
+	}
+	return nil // Mint: ensureKey retired the keys
+}
+
+// revokeRole puts the session deny on the request's role, so that every
+// session issued before cutoff is refused whoever holds it. A deny with a
+// later cutoff already there is kept: it refuses every session this one
+// would.
+func (p *Provisioner) revokeRole(ctx context.Context, cr *leashv1.CredentialsRequest, role string, cutoff time.Time, out *Outcome) error {
+	_, name, _ := iamclient.PrincipalName(role) // sts checked it is a role ARN
+	rc, _, err := p.rootClient(ctx)
+	var f *Failure
+	if errors.As(err, &f) {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RevokeNeedsRootCredentials",
+			Message: fmt.Sprintf("%s: the operator has no working root credentials (%s) to deny the sessions of role %s issued before %s with; configure them, or run `leash revoke --role %s`",
+				revokeField, f.Reason, role, revokeTime(cutoff), role)}
+	}
+	if err != nil {
+		return err
+	}
+	cur, err := rc.iam.RolePolicy(ctx, name, revoke.PolicyName)
+	switch {
+	case err == nil:
+		have, cerr := revoke.Cutoff(cur)
+		if cerr != nil {
+			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokePolicyForeign",
+				Message: fmt.Sprintf("%s: %v on role %s; leash does not overwrite a policy it did not write: rename or delete it, then the operator puts the session deny", revokeField, cerr, role)}
+		}
+		if !have.Before(cutoff) {
+			if !honoured(cr, cutoff) {
+				out.Revocation = &Revocation{At: cutoff, Message: fmt.Sprintf("role %s already denies sessions issued before %s (inline policy %s), which covers %s; kept",
+					role, revokeTime(have), revoke.PolicyName, revokeTime(cutoff))}
+			}
+			return nil
+		}
+	case iamclient.IsAccessDenied(err):
+		return lacksRevokePermission(rc, "iam:GetRolePolicy", role)
+	case !iamclient.IsNotFound(err):
+		return err
+	}
+	if err := rc.iam.PutRolePolicy(ctx, name, revoke.PolicyName, revoke.SessionDeny(cutoff)); err != nil {
+		if iamclient.IsAccessDenied(err) {
+			return lacksRevokePermission(rc, "iam:PutRolePolicy", role)
+		}
+		return err
+	}
+	msg := fmt.Sprintf("denied every session of role %s issued before %s (%s), with inline policy %s; removing the annotation lifts nothing: ",
+		role, revokeTime(cutoff), AnnotationRevoke, revoke.PolicyName)
+	if r, err := rc.iam.GetRole(ctx, name); err == nil {
+		lift := revoke.LiftTime(cutoff, revoke.RoleLongestSession(r.MaxSessionDuration))
+		msg += fmt.Sprintf("`leash revoke --role %s --lift` may lift it from %s, when the last such session has expired", role, formatTime(lift))
+	} else {
+		msg += fmt.Sprintf("`leash revoke --role %s --lift` lifts it once the last such session has expired", role)
+	}
+	p.event(cr, "CredentialsRevoked", "%s", msg)
+	out.Revocation = &Revocation{At: cutoff, Message: msg}
+	return nil
+}
+
+// lacksRevokePermission is the failure for root credentials IAM refused a
+// call the role revocation needs.
+func lacksRevokePermission(rc *rootClient, action, role string) *Failure {
+	return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RevokePermissionMissing",
+		Message: fmt.Sprintf("%s: the root credentials (%s) may not call %s on role %s (AccessDenied), so sessions issued before the annotation's time still work; allow them %s on the role, or run `leash revoke --role %s` as a principal that may",
+			revokeField, rc.identity.ARN, action, role, action, role)}
+}
+
+// recordRevocation reports what ensureKey did for the annotation's cutoff:
+// the keys it retired and the one the Secret holds now. A sync that found
+// nothing to retire reports once per cutoff, so that the status says the
+// time was honoured without an Event each sync.
+func (p *Provisioner) recordRevocation(cr *leashv1.CredentialsRequest, cutoff time.Time, user string, retired []string, published string, out *Outcome) {
+	if cutoff.IsZero() || (len(retired) == 0 && honoured(cr, cutoff)) {
+		return
+	}
+	ref := cr.Spec.SecretRef
+	var msg string
+	if len(retired) == 0 {
+		msg = fmt.Sprintf("no access key of IAM user %s issued before %s (%s) was left to retire", user, revokeTime(cutoff), AnnotationRevoke)
+	} else {
+		msg = fmt.Sprintf("retired access keys %s of IAM user %s, issued before %s (%s), with no grace period", strings.Join(retired, ", "), user, revokeTime(cutoff), AnnotationRevoke)
+	}
+	if published != "" {
+		msg += fmt.Sprintf("; Secret %s/%s holds new key %s, proven to work before it was published", ref.Namespace, ref.Name, published)
+	}
+	if len(retired) > 0 {
+		p.event(cr, "CredentialsRevoked", "%s", msg)
+	}
+	out.Revocation = &Revocation{At: cutoff, Message: msg}
+}
+
+// honoured is true when the status records cutoff as already honoured; at
+// the second, as the status keeps times.
+func honoured(cr *leashv1.CredentialsRequest, cutoff time.Time) bool {
+	at := cr.Status.RevokedAt
+	return at != nil && at.Unix() == cutoff.Unix()
+}
+
+// revokeTime is a cutoff as messages show it: UTC, with the fraction of a
+// second the annotation gave.
+func revokeTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
