@@ -44,6 +44,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.cfg.AfterCall(c.action, code)
 	}
+	// Go's server would write the machine's time; clients such as leash
+	// revoke read the endpoint's from Date.
+	w.Header().Set("Date", c.now.Format(http.TimeFormat))
 	ns := namespaces[c.service]
 	if ns == "" {
 		ns = query.IAMNamespace
@@ -73,7 +76,7 @@ func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
 	var signed *sigv4.Signed
 	if isSigned(r) {
 		var serr *sigv4.Error
-		signed, serr = sigv4.Verify(r, body, c.now, s.lookupKey)
+		signed, serr = s.verifySignature(r, body, c.now)
 		if serr != nil {
 			return nil, query.NewError(serr.Status, serr.Code, serr.Message)
 		}
