@@ -47,7 +47,9 @@ machine's time, since clients sign with their own clocks. Restarting on the
 same --data with a larger offset ends the sessions that expired in between.
 
 local stops on Ctrl-C (SIGINT) or SIGTERM: requests under way finish (for up
-to 10 seconds), then the audit log is flushed and the state closed.
+to 10 seconds), then the audit log and the state are closed. Every answered
+request is in the audit log before its answer is sent; a torn last line left
+by a crash is cut off at the next start, which the log then records.
 
 Exit status: 0 after a stop by signal, 2 when it cannot start (bad flags, an
 address in use, a data folder it cannot open) or stops on an error.`),

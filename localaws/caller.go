@@ -43,6 +43,7 @@ func (s *Server) resolveCaller(c *call) error {
 			return store.InvalidClientToken()
 		}
 		c.caller.ARN, c.caller.UserID = c.session.AssumedRoleARN, c.session.AssumedRoleID
+		c.issuer = roleIssuer(role, account)
 		c.caller.Tags = tagMap(role.Tags, c.session.Tags)
 		perms, key = role.Permissions, "session:"+c.accessKeyID
 	} else {
@@ -58,6 +59,7 @@ func (s *Server) resolveCaller(c *call) error {
 		perms, key = user.Permissions, "user:"+strings.ToLower(user.Name)
 		if c.session != nil {
 			key = "session:" + c.accessKeyID
+			c.issuer = userIssuer(user, account)
 			if err := sessionTokenLimits(c.service, c.action); err != nil {
 				return err
 			}

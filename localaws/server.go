@@ -125,6 +125,7 @@ func Open(cfg Config) (*Server, error) {
 	if d := cfg.Faults.PropagationDelay; d > 0 {
 		s.propagation = newPropagation(d)
 	}
+	s.recordRepair(log.Repaired())
 	if err := s.bootstrapAdmin(context.Background()); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -135,7 +136,7 @@ func Open(cfg Config) (*Server, error) {
 // AccountID is the account the server holds.
 func (s *Server) AccountID() string { return s.store.Account().ID }
 
-// Close flushes the audit log and closes the store.
+// Close closes the audit log and the store.
 func (s *Server) Close() error {
 	return errors.Join(s.audit.Close(), s.store.Close())
 }
@@ -161,8 +162,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if serveErr := <-done; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
-	return errors.Join(err, s.audit.Flush())
+	return err
 }
-
-// FlushAudit writes the audit events buffered so far to the log file.
-func (s *Server) FlushAudit() error { return s.audit.Flush() }
