@@ -139,3 +139,29 @@ func TestAppendBoundsEveryLine(t *testing.T) {
 		t.Logf("worst case of %q: %d bytes", worst[:2], len(data))
 	}
 }
+
+// FuzzCapValue checks capValue's promises on any input: the result takes
+// at most MaxValue bytes JSON-escaped, a value that fits is kept as it is,
+// and a cut value is a prefix of the input with the mark of what went.
+func FuzzCapValue(f *testing.F) {
+	f.Add("ListUsers")
+	f.Add(strings.Repeat("<", MaxValue))
+	f.Add(strings.Repeat("\xff", MaxValue/5))
+	f.Add(strings.Repeat("é", MaxValue/2+1))
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) < MaxValue/8 {
+			s = strings.Repeat(s, MaxValue/8/max(len(s), 1)+1)
+		}
+		got := capValue(s)
+		if len(escaped(t, got)) > MaxValue {
+			t.Fatalf("capped value is %d bytes escaped", len(escaped(t, got)))
+		}
+		if got == s {
+			return
+		}
+		i := strings.LastIndex(got, "…[truncated ")
+		if i < 0 || !strings.HasPrefix(s, got[:i]) || got[i:] != truncatedMark(len(s)-i) {
+			t.Fatalf("cut value is not a prefix of the input with the mark of the bytes dropped")
+		}
+	})
+}
