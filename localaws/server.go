@@ -109,7 +109,9 @@ func Open(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if now, created := cfg.Now(), st.Account().CreateDate; now.Before(created) {
+	// Only a negative offset is held to this: a machine clock set back
+	// since the account was created is the machine's business.
+	if now, created := cfg.Now(), st.Account().CreateDate; cfg.ClockOffset < 0 && now.Before(created) {
 		_ = st.Close()
 		return nil, fmt.Errorf("clock offset %v puts the endpoint at %s, before its account was created (%s): "+
 			"everything in %s would lie in its future; give a later offset, or a new data folder",
