@@ -29,6 +29,10 @@ const (
 	// AnnotationRotateAfter is the maximum age of a minted key, such as
 	// 720h; "0" turns rotation off for the request.
 	AnnotationRotateAfter = "leash.dev/rotate-after"
+	// AnnotationRevoke is an RFC 3339 time: every key of the request
+	// issued before it is retired at once and a fresh one minted, as
+	// `leash revoke --request` sets it.
+	AnnotationRevoke = "leash.dev/revoke"
 )
 
 // Config is how the operator provisions, the same for every request unless
