@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"leash.dev/leash/iamclient"
 	"leash.dev/leash/revoke"
 )
 
@@ -238,5 +240,89 @@ func TestRevokeRefusesAndRejects(t *testing.T) {
 	}
 	if c := in.assumeTarget(opsKey); c != "InvalidClientTokenId" {
 		t.Errorf("an inactive key: %s, want InvalidClientTokenId", c)
+	}
+}
+
+// TestRevokeTrust narrows the CI role's trust to one ref: the removed ref
+// can no longer assume the role, its old session is refused, and the ref
+// kept still assumes it once the cutoff has passed.
+func TestRevokeTrust(t *testing.T) {
+	in := startIncident(t)
+	devRef := "repo:polarsquad/krops:ref:refs/heads/dev"
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::` + incidentAccount + `:oidc-provider/token.actions.githubusercontent.com"},
+"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"token.actions.githubusercontent.com:aud":"sts.amazonaws.com"},
+"StringLike":{"token.actions.githubusercontent.com:sub":["` + mainRef + `","` + devRef + `"]}}}]}`
+	in.ciRole(t, "ci", trust)
+	oldDev, err := in.ciSession("ci", in.githubToken(t, devRef))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := in.revoke(t, "--role", "ci", "--trust", devRef, "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	rep := revokeReport(t, out)
+	if !strings.Contains(rep.Trust, `"token.actions.githubusercontent.com:sub":"`+mainRef+`"`) || strings.Contains(rep.Trust, devRef) {
+		t.Errorf("trust after: %s", rep.Trust)
+	}
+	if len(rep.Steps) != 3 || rep.Steps[0].Call != "iam:UpdateAssumeRolePolicy" || rep.Steps[1].Call != "sts:GetCallerIdentity" || rep.Steps[2].Call != "iam:PutRolePolicy" {
+		t.Errorf("steps: the trust first, then the cutoff, then the deny: %+v", rep.Steps)
+	}
+	if c := in.listUsers(oldDev); c != "AccessDenied" {
+		t.Errorf("the dev ref's old session: %s, want AccessDenied", c)
+	}
+	if _, err := in.ciSession("ci", in.githubToken(t, devRef)); iamclient.ResultCode(err) != "AccessDenied" {
+		t.Errorf("the dev ref assuming the role after: %v, want AccessDenied", err)
+	}
+	waitPast(rep.Cutoff)
+	main, err := in.ciSession("ci", in.githubToken(t, mainRef))
+	if err != nil {
+		t.Fatalf("the main ref assuming the role after the cutoff: %v", err)
+	}
+	if c := in.listUsers(main); c != "OK" {
+		t.Errorf("a new session of the main ref: %s, want OK", c)
+	}
+}
+
+// TestRevokeRequestInFolder revokes the user leash apply minted for a
+// request of a folder, then leash apply mints a fresh key that works.
+func TestRevokeRequestInFolder(t *testing.T) {
+	in := startIncident(t)
+	data := filepath.Dir(in.adminFile)
+	out := filepath.Join(t.TempDir(), "secrets")
+	apply := []string{"apply", "-f", filepath.Join("..", "examples", "ack-s3"), "--endpoint", in.l.URL, "--data", data, "--out", out}
+	if stdout, stderr, code := run(t, apply...); code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	users, err := in.admin.ListUsers(context.Background(), &iam.ListUsersInput{PathPrefix: aws.String("/leash/")})
+	if err != nil || len(users.Users) != 1 {
+		t.Fatalf("users minted: %v, %v", users, err)
+	}
+	minted := *users.Users[0].UserName
+	keysBefore := in.state(t, []string{minted}, nil)
+
+	stdout, stderr, code := in.revoke(t, "--request", "ack-system/ack-s3-controller", "-f", filepath.Join("..", "examples", "ack-s3"))
+	if code != 0 || !strings.Contains(stdout, "Plan: revoke user "+*users.Users[0].Arn) || !strings.Contains(stdout, "Fresh credential: run leash apply -f") {
+		t.Fatalf("revoke --request -f: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := in.state(t, []string{minted}, nil); strings.Contains(got, " key ") || !strings.Contains(got, revoke.PolicyName) {
+		t.Errorf("the minted user after revoke (before: %s):\n%s", keysBefore, got)
+	}
+	if stdout, stderr, code := run(t, apply...); code != 0 {
+		t.Fatalf("apply after revoke: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := in.state(t, []string{minted}, nil); !strings.Contains(got, " Active") {
+		t.Errorf("apply minted no fresh key:\n%s", got)
+	}
+
+	for _, tt := range []struct{ name, request, stderr string }{
+		{"a request the folder lacks is bad input", "ack-system/nope", "no CredentialsRequest ack-system/nope in"},
+		{"a request not NAMESPACE/NAME is bad input", "nope", `--request: "nope": give NAMESPACE/NAME`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, stderr, code := in.revoke(t, "--request", tt.request, "-f", filepath.Join("..", "examples", "ack-s3")); code != 2 || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, %s", code, stderr)
+			}
+		})
 	}
 }
