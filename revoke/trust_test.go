@@ -45,7 +45,7 @@ func TestRemoveTrust(t *testing.T) {
 			doc(oidc("StringEquals", `"`+mainSub+`"`), users(`"`+alice+`"`)), []string{mainSub},
 			doc(users(`"` + alice + `"`)), "", false},
 		{"an AWS principal among two leaves the other",
-			doc(users(`["`+alice+`","`+bob+`"]`)), []string{alice},
+			doc(users(`["` + alice + `","` + bob + `"]`)), []string{alice},
 			doc(users(`"` + bob + `"`)), "", false},
 		{"a statement whose only AWS principal goes is removed",
 			doc(users(`"`+alice+`"`), oidc("StringEquals", `"`+mainSub+`"`)), []string{alice},
