@@ -265,8 +265,12 @@ func TestRevokeTrust(t *testing.T) {
 	if !strings.Contains(rep.Trust, `"token.actions.githubusercontent.com:sub":"`+mainRef+`"`) || strings.Contains(rep.Trust, devRef) {
 		t.Errorf("trust after: %s", rep.Trust)
 	}
-	if len(rep.Steps) != 3 || rep.Steps[0].Call != "iam:UpdateAssumeRolePolicy" || rep.Steps[1].Call != "sts:GetCallerIdentity" || rep.Steps[2].Call != "iam:PutRolePolicy" {
-		t.Errorf("steps: the trust first, then the cutoff, then the deny: %+v", rep.Steps)
+	var calls []string
+	for _, s := range rep.Steps {
+		calls = append(calls, s.Call)
+	}
+	if got := strings.Join(calls, " "); got != "iam:TagRole iam:UpdateAssumeRolePolicy sts:GetCallerIdentity iam:PutRolePolicy" {
+		t.Errorf("steps %s; want the intent, the trust, then the cutoff, then the deny", got)
 	}
 	if c := in.listUsers(oldDev); c != "AccessDenied" {
 		t.Errorf("the dev ref's old session: %s, want AccessDenied", c)
@@ -281,6 +285,15 @@ func TestRevokeTrust(t *testing.T) {
 	}
 	if c := in.listUsers(main); c != "OK" {
 		t.Errorf("a new session of the main ref: %s, want OK", c)
+	}
+
+	// The same command again finds the ref removed by the first run, and
+	// succeeds; a ref the trust never held is still refused.
+	if out, stderr, code := in.revoke(t, "--role", "ci", "--trust", devRef); code != 0 || !strings.Contains(out, "was removed from the trust policy by an earlier run") {
+		t.Errorf("second run: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := in.revoke(t, "--role", "ci", "--trust", "repo:polarsquad/krops:ref:refs/heads/other"); code != 2 || !strings.Contains(stderr, "it names "+mainRef) {
+		t.Errorf("a ref never trusted: exit %d, %s", code, stderr)
 	}
 }
 

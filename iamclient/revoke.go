@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
@@ -48,4 +49,32 @@ func (c *Client) SigningKeyID(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("retrieving the credentials: %w", err)
 	}
 	return creds.AccessKeyID, nil
+}
+
+// RoleTags reads a role's tags.
+func (c *Client) RoleTags(ctx context.Context, role string) (map[string]string, error) {
+	tags := map[string]string{}
+	p := iam.NewListRoleTagsPaginator(c.iam, &iam.ListRoleTagsInput{RoleName: aws.String(role)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("iam:ListRoleTags %s: %w", role, err)
+		}
+		for _, t := range out.Tags {
+			tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	}
+	return tags, nil
+}
+
+// TagRole adds or replaces tags on a role.
+func (c *Client) TagRole(ctx context.Context, role string, tags map[string]string) error {
+	in := &iam.TagRoleInput{RoleName: aws.String(role)}
+	for k, v := range tags {
+		in.Tags = append(in.Tags, iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
+	}
+	if _, err := c.iam.TagRole(ctx, in); err != nil {
+		return fmt.Errorf("iam:TagRole %s: %w", role, err)
+	}
+	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"leash.dev/leash/iamclient"
@@ -133,19 +136,56 @@ func (r *Revocation) planRole(ctx context.Context) error {
 		return r.planLift(d)
 	}
 	if len(r.opts.Trust) > 0 {
-		trust, err := RemoveTrust(role.Trust, r.opts.Trust)
-		if errors.Is(err, ErrLastTrustStatement) {
-			return &Refusal{Msg: fmt.Sprintf("--role %s: %v", r.opts.Name, err)}
-		}
-		if err != nil {
+		if err := r.planTrust(ctx, role); err != nil {
 			return err
 		}
-		r.Trust = trust
-		r.add("iam:UpdateAssumeRolePolicy", name+" trust → "+trust, func(ctx context.Context) (string, error) {
-			return "", denied(c.UpdateTrust(ctx, name, trust), "iam:UpdateAssumeRolePolicy", role.ARN, r.Caller)
-		})
 	}
 	r.planDeny(d)
+	return nil
+}
+
+// planTrust adds the calls that remove --trust values from the role's trust
+// policy: a tag per value first (the intent, see TrustTag), then the new
+// trust. A value already removed by an earlier run is noted and skipped.
+func (r *Revocation) planTrust(ctx context.Context, role iamclient.Role) error {
+	c, name := r.client, r.name
+	have, err := TrustValues(role.Trust)
+	if err != nil {
+		return err
+	}
+	tags, err := c.RoleTags(ctx, name)
+	if err != nil {
+		return denied(err, "iam:ListRoleTags", role.ARN, r.Caller)
+	}
+	var remove []string
+	for _, v := range r.opts.Trust {
+		if _, done := tags[TrustTag(v)]; done && !slices.Contains(have, v) {
+			r.Notes = append(r.Notes, fmt.Sprintf("%q was removed from the trust policy by an earlier run (tag %s)", v, TrustTag(v)))
+			continue
+		}
+		remove = append(remove, v)
+	}
+	if len(remove) == 0 {
+		return nil
+	}
+	trust, err := RemoveTrust(role.Trust, remove)
+	if errors.Is(err, ErrLastTrustStatement) {
+		return &Refusal{Msg: fmt.Sprintf("--role %s: %v", r.opts.Name, err)}
+	}
+	if err != nil {
+		return err
+	}
+	r.Trust = trust
+	intent := map[string]string{}
+	for _, v := range remove {
+		intent[TrustTag(v)] = r.EndpointTime.Format(time.RFC3339)
+	}
+	r.add("iam:TagRole", name+" "+strings.Join(slices.Sorted(maps.Keys(intent)), ", ")+" (what is removed, so a run cut short is finished)", func(ctx context.Context) (string, error) {
+		return "", denied(c.TagRole(ctx, name, intent), "iam:TagRole", role.ARN, r.Caller)
+	})
+	r.add("iam:UpdateAssumeRolePolicy", name+" trust → "+trust, func(ctx context.Context) (string, error) {
+		return "", denied(c.UpdateTrust(ctx, name, trust), "iam:UpdateAssumeRolePolicy", role.ARN, r.Caller)
+	})
 	return nil
 }
 

@@ -2,6 +2,8 @@ package revoke
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -16,6 +18,16 @@ import (
 // may assume is better deleted, or left to the session deny, than kept
 // with an unusable trust.
 var ErrLastTrustStatement = fmt.Errorf("removing these --trust values leaves the trust policy with no statement, which IAM refuses (MalformedPolicyDocument); delete the role (aws iam delete-role) or keep its trust and rely on the session deny")
+
+// TrustTag is the tag leash revoke puts on a role before it removes value
+// from the role's trust policy: the record of intent that lets a second
+// run of the same command tell a value it already removed (done) from one
+// the policy never held (a mistake, refused). Tag values may not hold the
+// "*" of a StringLike sub, so the key carries a hash of the value.
+func TrustTag(value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return "leash.dev/revoked-trust-" + hex.EncodeToString(sum[:8])
+}
 
 // subConditions are the operators whose *:sub values --trust removes: the
 // ones a web-identity trust (GitHub's OIDC, for one) pins its subject with.
