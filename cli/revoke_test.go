@@ -228,6 +228,14 @@ func TestRevokeRefusesAndRejects(t *testing.T) {
 		t.Errorf("a refused or rejected revocation changed state:\nbefore\n%s\nafter\n%s", before, after)
 	}
 
+	// --keep-keys-inactive keeps bob's key, inactive, as evidence.
+	if out, stderr, code := in.revoke(t, "--user", "bob", "--keep-keys-inactive"); code != 0 {
+		t.Fatalf("--keep-keys-inactive: exit %d\n%s%s", code, out, stderr)
+	}
+	if got := in.state(t, []string{"bob"}, nil); !strings.Contains(got, "bob key ") || !strings.Contains(got, " Inactive") || strings.Contains(got, " Active") {
+		t.Errorf("bob after --keep-keys-inactive:\n%s", got)
+	}
+
 	// With --self, ops revokes itself through the profile, keeping its
 	// keys inactive: the run completes and the keys stay, inactive.
 	out, stderr, code := asOps("--user", "ops", "--self", "--keep-keys-inactive")
