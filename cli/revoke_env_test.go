@@ -133,6 +133,9 @@ func credentialsFile(t *testing.T, profile string, creds aws.CredentialsProvider
 	}
 	path := filepath.Join(t.TempDir(), "credentials")
 	text := "[" + profile + "]\naws_access_key_id = " + c.AccessKeyID + "\naws_secret_access_key = " + c.SecretAccessKey + "\n"
+	if c.SessionToken != "" {
+		text += "aws_session_token = " + c.SessionToken + "\n"
+	}
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -176,6 +176,14 @@ func TestRevokeRefusesAndRejects(t *testing.T) {
 	asOps := func(args ...string) (string, string, int) {
 		return run(t, append([]string{"revoke", "--endpoint", in.l.URL, "--credentials-file", opsFile, "--profile", "incident"}, args...)...)
 	}
+	// A CI session of the role may write its own policies; it is still
+	// not allowed to revoke its own role without --self.
+	in.allow(t, "role", "ci", "*", "*")
+	ciSession, err := in.ciSession("ci", in.githubToken(t, mainRef))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ciFile := credentialsFile(t, "default", ciSession)
 	before := in.state(t, []string{"bob", "ops"}, []string{"ci"})
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	for _, tt := range []struct {
@@ -213,6 +221,9 @@ func TestRevokeRefusesAndRejects(t *testing.T) {
 			1, "iam:PutRolePolicy on arn:aws:iam::" + incidentAccount + ":role/ci was denied to arn:aws:iam::" + incidentAccount + ":user/ops"},
 		{"revoking the caller's own user is refused", func() (string, string, int) { return asOps("--user", "ops") },
 			1, "the credentials in use belong to it (arn:aws:iam::" + incidentAccount + ":user/ops)"},
+		{"revoking the role the caller's session is of is refused", func() (string, string, int) {
+			return run(t, "revoke", "--endpoint", in.l.URL, "--credentials-file", ciFile, "--role", "ci")
+		}, 1, "the credentials in use belong to it (arn:aws:sts::" + incidentAccount + ":assumed-role/ci/gha)"},
 		{"a profile that does not exist is bad input naming it", func() (string, string, int) {
 			return run(t, "revoke", "--endpoint", in.l.URL, "--credentials-file", opsFile, "--profile", "nope", "--user", "bob")
 		}, 2, "--profile nope"},
