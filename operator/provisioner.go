@@ -31,7 +31,8 @@ const (
 	AnnotationRotateAfter = "leash.dev/rotate-after"
 	// AnnotationRevoke is an RFC 3339 time: every credential of the
 	// request's principal issued before it is retired at once (a minted
-	// user's keys), or refused (a role's sessions). Removing it lifts
+	// user's keys, a fresh one minted first) or refused (a role's
+	// sessions). `leash revoke --request` sets it; removing it lifts
 	// nothing.
 	AnnotationRevoke = "leash.dev/revoke"
 )
