@@ -17,15 +17,17 @@ import (
 
 // auditOptions are leash audit's flags: one source, and the selection.
 type auditOptions struct {
-	data, trailDir, endpoint, credentialsFile, region string
-	fromAWS                                           bool
-	principal, since, until, issuedBefore, output     string
-	denied                                            bool
-	getenv                                            func(string) string
+	data, trailDir, region                        string
+	fromAWS                                       bool
+	principal, since, until, issuedBefore, output string
+	denied                                        bool
+	// iamAccess holds --endpoint, --credentials-file and --profile, and
+	// picks LookupEvents' key as leash check and leash revoke pick theirs.
+	iamAccess
 }
 
 func newAudit() *cobra.Command {
-	o := auditOptions{getenv: os.Getenv}
+	o := auditOptions{iamAccess: iamAccess{getenv: os.Getenv}}
 	const short = "Investigate what a principal and its sessions did, from leash local's log or CloudTrail"
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -42,8 +44,9 @@ The trail is one of:
   --endpoint URL    the CloudTrail LookupEvents API of leash local at URL
   --aws             AWS's own CloudTrail LookupEvents API (the last 90 days
                     of management events of --region)
-LookupEvents is called with the key of --credentials-file or of
-AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, as leash check --user takes it.
+LookupEvents is called with the credentials of --profile, of
+--credentials-file, or of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, as leash
+check --user and leash revoke take them.
 Lines or files that cannot be read are reported on stderr and skipped.
 
 --principal selects a principal and every session derived from it: a role's
@@ -74,7 +77,8 @@ sessions it ended did. Secrets are never recorded.`),
 	fl.StringVar(&o.trailDir, "trail-dir", "", "read the CloudTrail log files (.json, .json.gz) under `DIR` (e.g. --trail-dir ./AWSLogs)")
 	fl.StringVar(&o.endpoint, "endpoint", "", "read CloudTrail LookupEvents of leash local at `URL` (e.g. --endpoint http://127.0.0.1:4566)")
 	fl.BoolVar(&o.fromAWS, "aws", false, "read AWS's CloudTrail LookupEvents (e.g. --aws --region eu-west-1)")
-	fl.StringVar(&o.credentialsFile, "credentials-file", "", "shared-credentials `FILE` whose [default] key calls LookupEvents, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
+	fl.StringVar(&o.credentialsFile, "credentials-file", "", "shared-credentials `FILE` whose [default] key (or --profile's) calls LookupEvents, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
+	fl.StringVar(&o.profile, "profile", "", "named `PROFILE` of the shared credentials and config files whose credentials call LookupEvents; default $AWS_PROFILE when no key is in the environment (e.g. --profile incident)")
 	fl.StringVar(&o.region, "region", "", "`REGION` whose events LookupEvents reads; default AWS_REGION, else us-east-1 (e.g. --region eu-west-1)")
 	fl.StringVar(&o.principal, "principal", "", "only calls by the principal `ARN` and the sessions derived from it (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)")
 	fl.StringVar(&o.since, "since", "", "only calls at or after `TIME`: RFC 3339, or a duration before now (e.g. --since 1h)")
@@ -90,7 +94,7 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	src, err := auditSource(o, func(what string, err error) {
+	src, err := auditSource(ctx, o, func(what string, err error) {
 		fmt.Fprintf(stderr, "leash audit: skipped %s: %v\n", what, err)
 	})
 	if err != nil {
@@ -134,7 +138,7 @@ func auditFilter(o auditOptions, now time.Time) (audit.Filter, error) {
 }
 
 // auditSource is the one trail the flags name.
-func auditSource(o auditOptions, skip trail.Skip) (trail.Source, error) {
+func auditSource(ctx context.Context, o auditOptions, skip trail.Skip) (trail.Source, error) {
 	var given []string
 	for _, s := range []struct {
 		flag string
@@ -152,8 +156,8 @@ func auditSource(o auditOptions, skip trail.Skip) (trail.Source, error) {
 		return nil, &inputerr.Error{Msg: msg}
 	}
 	lookup := o.endpoint != "" || o.fromAWS
-	if !lookup && (o.credentialsFile != "" || o.region != "") {
-		return nil, &inputerr.Error{Msg: "--credentials-file and --region are for LookupEvents: use them with --endpoint or --aws"}
+	if !lookup && (o.credentialsFile != "" || o.profile != "" || o.region != "") {
+		return nil, &inputerr.Error{Msg: "--credentials-file, --profile and --region are for LookupEvents: use them with --endpoint or --aws"}
 	}
 	switch {
 	case o.data != "":
@@ -167,13 +171,15 @@ func auditSource(o auditOptions, skip trail.Skip) (trail.Source, error) {
 		}
 		return trail.Folder{Root: o.trailDir, Skip: skip}, nil
 	}
-	creds, err := awsKey(o.credentialsFile, o.getenv, "--endpoint and --aws call CloudTrail LookupEvents")
+	creds, err := o.credentials(ctx)
 	if err != nil {
 		return nil, err
 	}
 	region := o.region
-	if region == "" {
-		region = awsRegion(o.getenv)
+	for _, env := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		if region == "" {
+			region = o.getenv(env)
+		}
 	}
 	l := trail.NewLookup(trail.LookupConfig{Endpoint: o.endpoint, Region: region, Credentials: creds})
 	l.Skip = skip

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/analyze"
@@ -26,15 +25,13 @@ type checkOptions struct {
 	principalGiven            bool
 	only, mustAllow, mustDeny []string
 	user, role                string
-	endpoint, credentialsFile string
-	files                     []string
-	stdout                    io.Writer
-	// getenv reads AWS_ACCESS_KEY_ID and the other variables.
-	getenv func(string) string
+	iamAccess
+	files  []string
+	stdout io.Writer
 }
 
 func newCheck() *cobra.Command {
-	o := checkOptions{getenv: os.Getenv}
+	o := checkOptions{iamAccess: iamAccess{getenv: os.Getenv}}
 	const short = "Review policies for unknown actions, over-broad grants and privilege escalation"
 	cmd := &cobra.Command{
 		Use:   "check [FILE|DIR...]",
@@ -52,7 +49,8 @@ identity policies of one principal; or, with --user or --role, the policies
 IAM holds for a user or role: inline, attached, its groups' (for a user) and
 its permissions boundary. These are read from AWS with the credentials in
 AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or from a
-shared-credentials file (--credentials-file, its [default] profile), or from
+shared-credentials file (--credentials-file, its [default] profile), or from a
+named profile (--profile, or AWS_PROFILE), or from
 leash local with --endpoint. Files given beside --user or --role are added to
 the principal's policies, to review a change before it is made.
 
@@ -130,10 +128,7 @@ does not know or credentials it refuses).`),
 		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
 	f.StringVar(&o.role, "role", "",
 		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached and its boundary; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
-	f.StringVar(&o.endpoint, "endpoint", "",
-		"`URL` of leash local to read --user or --role from, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
-	f.StringVar(&o.credentialsFile, "credentials-file", "",
-		"shared-credentials `FILE` whose [default] key reads IAM, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
+	o.addFlags(f, "read --user or --role")
 	cmd.AddCommand(newCheckWorkload())
 	return cmd
 }
@@ -222,8 +217,8 @@ func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 		return in, &inputerr.Error{Msg: "--user and --role: give one principal to read from IAM"}
 	}
 	if o.user == "" && o.role == "" {
-		if o.endpoint != "" || o.credentialsFile != "" {
-			return in, &inputerr.Error{Msg: "--endpoint and --credentials-file read IAM for --user or --role; give one of those (e.g. --user alice)"}
+		if o.given() {
+			return in, &inputerr.Error{Msg: "--endpoint, --credentials-file and --profile read IAM for --user or --role; give one of those (e.g. --user alice)"}
 		}
 		if len(o.files) == 0 {
 			return in, &inputerr.Error{Msg: "give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
@@ -263,11 +258,10 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 		}
 		arn, name = name, short
 	}
-	creds, err := checkCredentials(o)
+	client, err := o.client(ctx, 3)
 	if err != nil {
 		return err
 	}
-	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: awsRegion(o.getenv), Credentials: creds, MaxAttempts: 3})
 	iamError := func(err error) error {
 		if iamclient.IsNotFound(err) {
 			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
@@ -321,9 +315,4 @@ func iamSource(name, principal string) string {
 		return name
 	}
 	return principal
-}
-
-// checkCredentials is the key that reads IAM.
-func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
-	return awsKey(o.credentialsFile, o.getenv, "--user and --role read IAM")
 }

@@ -181,7 +181,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"a misspelt --must-deny action", []string{"--must-deny", "iam:CreateUsr", p}, "did you mean iam:CreateUser?"},
 		{"nothing after @", []string{"--must-allow", "s3:GetObject@", p}, "nothing after @"},
 		{"both --user and --role", []string{"--user", "a", "--role", "b"}, "give one principal"},
-		{"--endpoint without a principal", []string{"--endpoint", "http://127.0.0.1:1", p}, "--endpoint and --credentials-file read IAM for --user or --role"},
+		{"--endpoint without a principal", []string{"--endpoint", "http://127.0.0.1:1", p}, "--endpoint, --credentials-file and --profile read IAM for --user or --role"},
 		{"--user without credentials", []string{"--user", "alice"}, "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
 		{"a credentials file without a key", []string{"--user", "alice", "--credentials-file", writePolicy(t, dir, "creds", "[default]\nregion = eu-north-1\n")}, "no [default] profile with aws_access_key_id"},
 		{"a role ARN for --user", []string{"--user", "arn:aws:iam::123456789012:role/ci"}, "not an IAM user ARN"},
