@@ -17,17 +17,16 @@ import (
 
 // auditOptions are leash audit's flags: one source, and the selection.
 type auditOptions struct {
-	data, trailDir, region                        string
-	fromAWS                                       bool
-	principal, since, until, issuedBefore, output string
-	denied                                        bool
-	// iamAccess holds --endpoint, --credentials-file and --profile, and
-	// picks LookupEvents' key as leash check and leash revoke pick theirs.
-	iamAccess
+	data, trailDir, endpoint, credentialsFile, region string
+	fromAWS                                           bool
+	profile                                           string
+	principal, since, until, issuedBefore, output     string
+	denied                                            bool
+	getenv                                            func(string) string
 }
 
 func newAudit() *cobra.Command {
-	o := auditOptions{iamAccess: iamAccess{getenv: os.Getenv}}
+	o := auditOptions{getenv: os.Getenv}
 	const short = "Investigate what a principal and its sessions did, from leash local's log or CloudTrail"
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -171,7 +170,9 @@ func auditSource(ctx context.Context, o auditOptions, skip trail.Skip) (trail.So
 		}
 		return trail.Folder{Root: o.trailDir, Skip: skip}, nil
 	}
-	creds, err := o.credentials(ctx)
+	// The key is picked as leash check and leash revoke pick theirs.
+	access := iamAccess{endpoint: o.endpoint, credentialsFile: o.credentialsFile, profile: o.profile, getenv: o.getenv}
+	creds, err := access.credentials(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func TestAuditOverCloudTrailFiles(t *testing.T) {
 	})
 	t.Run("LookupEvents without a key", func(t *testing.T) {
 		var out, errOut bytes.Buffer
-		o := auditOptions{fromAWS: true, output: "table", iamAccess: iamAccess{getenv: func(string) string { return "" }}}
+		o := auditOptions{fromAWS: true, output: "table", getenv: func(string) string { return "" }}
 		err := runAudit(context.Background(), o, &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") {
 			t.Errorf("error %v, want one naming the key to set", err)
