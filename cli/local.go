@@ -38,8 +38,18 @@ path of the credentials file, never the key itself.
 The fault flags make the endpoint behave like a busy, eventually consistent
 AWS, to test a client's retries and waits. All are off by default.
 
+--clock-offset moves the endpoint's clock from the machine's, for tests that
+need time to pass without waiting: sessions issue and expire, keys start to
+work, aws:CurrentTime and aws:TokenIssueTime are judged, the audit log is
+stamped and every response's Date header is written at the machine's time
+plus the offset. Only SigV4's 15-minute window is checked against the
+machine's time, since clients sign with their own clocks. Restarting on the
+same --data with a larger offset ends the sessions that expired in between.
+
 local stops on Ctrl-C (SIGINT) or SIGTERM: requests under way finish (for up
-to 10 seconds), then the audit log is flushed and the state closed.
+to 10 seconds), then the audit log and the state are closed. Every answered
+request is in the audit log before its answer is sent; a torn last line left
+by a crash is cut off at the next start, which the log then records.
 
 Exit status: 0 after a stop by signal, 2 when it cannot start (bad flags, an
 address in use, a data folder it cannot open) or stops on an error.`),
@@ -56,6 +66,9 @@ address in use, a data folder it cannot open) or stops on an error.`),
 			"",
 			"# Throttle 5% of requests, fail 1%, and make new keys work after 5 seconds",
 			"leash local --data ./leash-data --throttle-rate 0.05 --error-rate 0.01 --propagation-delay 5s",
+			"",
+			"# Restart two days later, as far as sessions and policies can tell",
+			"leash local --data ./leash-data --clock-offset 48h",
 		),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -98,6 +111,8 @@ address in use, a data folder it cannot open) or stops on an error.`),
 		"`DURATION` added to every request (e.g. --latency 50ms)")
 	f.DurationVar(&cfg.Faults.PropagationDelay, "propagation-delay", 0,
 		"`DURATION` before a new access key or a policy change takes effect, as IAM's eventual consistency (e.g. --propagation-delay 5s)")
+	f.DurationVar(&cfg.ClockOffset, "clock-offset", 0,
+		"`DURATION` added to the machine's time for everything the endpoint does with time except SigV4's 15-minute window, for tests; negative allowed, at most ±10 years (e.g. --clock-offset 48h)")
 	f.StringArrayVar(&jwks, "oidc-jwks", nil,
 		"`ISSUER=FILE`: read the signing keys of the OIDC issuer from FILE, a JSON Web Key Set, instead of fetching them, for an issuer leash local cannot reach such as a cluster's service-account issuer; repeat for several (e.g. --oidc-jwks https://kubernetes.default.svc=./jwks.json)")
 	return cmd
@@ -146,6 +161,9 @@ func checkLocalFlags(cfg localaws.Config) error {
 	}
 	if id := cfg.AccountID; id != "" && !isAccountID(id) {
 		return fmt.Errorf("--account-id %q: must be 12 digits, such as 123456789012", id)
+	}
+	if err := localaws.CheckClockOffset(cfg.ClockOffset); err != nil {
+		return fmt.Errorf("--clock-offset: %w", err)
 	}
 	one := []struct {
 		flag string

@@ -36,6 +36,9 @@ func TestLocalRefusesBadFlags(t *testing.T) {
 		{"--oidc-jwks with a missing file", []string{"--data", dir, "--oidc-jwks", "https://kubernetes.default.svc=" + filepath.Join(dir, "none.json")},
 			[]string{"--oidc-jwks https://kubernetes.default.svc", "no such file"}},
 		{"an argument instead of --data", []string{dir}, []string{"unexpected argument", "--data DIR"}},
+		{"a clock offset beyond ten years", []string{"--data", dir, "--clock-offset", "87601h"}, []string{"--clock-offset", "beyond ±10 years"}},
+		{"a clock offset beyond ten years back", []string{"--data", dir, "--clock-offset", "-87601h"}, []string{"--clock-offset", "beyond ±10 years"}},
+		{"a clock offset without a unit", []string{"--data", dir, "--clock-offset", "48"}, []string{`"--clock-offset"`, "missing unit"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,18 +36,22 @@ func (s *Server) resolveCaller(c *call) error {
 	}
 	if c.session != nil && c.session.RoleName != "" {
 		role, err := tx.GetRole(c.session.RoleName)
-		if err != nil {
-			// The role was deleted after the session began: AWS refuses
-			// the session's requests.
-			return store.ErrInvalidClientToken
+		if err != nil || !c.session.IssuedTo(role.RoleID) {
+			// The role was deleted after the session began, or replaced
+			// by a new role of the same name: AWS ties a session to the
+			// role's unique ID, so it refuses the session's requests.
+			return store.InvalidClientToken()
 		}
 		c.caller.ARN, c.caller.UserID = c.session.AssumedRoleARN, c.session.AssumedRoleID
+		c.issuer = roleIssuer(role, account)
 		c.caller.Tags = tagMap(role.Tags, c.session.Tags)
 		perms, key = role.Permissions, "session:"+c.accessKeyID
 	} else {
 		user, err := tx.GetUser(cred.UserName)
-		if err != nil {
-			return store.ErrInvalidClientToken
+		if err != nil || !sameUser(cred, user) {
+			// Deleted, renamed away, or replaced by a new user of the same
+			// name: the key or session was not issued to this user.
+			return store.InvalidClientToken()
 		}
 		c.userName = user.Name
 		c.caller.ARN, c.caller.UserID = user.ARN, user.UserID
@@ -55,6 +59,10 @@ func (s *Server) resolveCaller(c *call) error {
 		perms, key = user.Permissions, "user:"+strings.ToLower(user.Name)
 		if c.session != nil {
 			key = "session:" + c.accessKeyID
+			c.issuer = userIssuer(user, account)
+			if err := sessionTokenLimits(c.service, c.action); err != nil {
+				return err
+			}
 		}
 	}
 	principal, revision := key, tx.PermissionsRevision()
@@ -88,6 +96,18 @@ func (s *Server) resolveCaller(c *call) error {
 		c.policies, err = build()
 	}
 	return err
+}
+
+// sameUser reports whether user is the one cred was issued to, by the
+// user's unique ID. A long-term key whose user ID was not recorded (state
+// written before it was) is taken by its name: a key follows its user
+// through renames and DeleteUser refuses a user that still has keys, so the
+// name finds the key's own user.
+func sameUser(cred store.Credential, user store.User) bool {
+	if cred.Session != nil {
+		return cred.Session.IssuedTo(user.UserID)
+	}
+	return cred.UserID == "" || cred.UserID == user.UserID
 }
 
 // withResourcePolicy compiles the caller's policies together with a

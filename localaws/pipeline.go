@@ -47,6 +47,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.cfg.AfterCall(c.action, code)
 	}
+	// In the log before the response: an answered request is never
+	// missing from it (see audit.Log).
+	s.record(c, r, qerr)
+	// Go's server would write the machine's time; clients such as leash
+	// revoke read the endpoint's from Date.
+	w.Header().Set("Date", c.now.Format(http.TimeFormat))
 	ns := namespaces[c.service]
 	if ns == "" {
 		ns = query.IAMNamespace
@@ -56,7 +62,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		query.WriteResult(w, ns, c.action, result, c.requestID)
 	}
-	s.record(c, r, qerr)
 }
 
 func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
@@ -76,7 +81,7 @@ func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
 	var signed *sigv4.Signed
 	if isSigned(r) {
 		var serr *sigv4.Error
-		signed, serr = sigv4.Verify(r, body, c.now, s.lookupKey)
+		signed, serr = s.verifySignature(r, body, c.now)
 		if serr != nil {
 			return nil, query.NewError(serr.Status, serr.Code, serr.Message)
 		}
@@ -287,6 +292,7 @@ type call struct {
 	caller      authz.Caller
 	userName    string                     // the calling user, or the user of a GetSessionToken session
 	session     *store.Session             // the caller's session, for temporary credentials
+	issuer      *audit.SessionIssuer       // the role or user the session was issued for
 	buildSet    func() (policy.Set, error) // reads the caller's policies
 	policies    *policy.Policies
 
@@ -311,6 +317,9 @@ func (c *call) identity() audit.Identity {
 		id.Type = "AssumedRole"
 	default:
 		id.Type, id.UserName = "IAMUser", c.userName
+	}
+	if c.session != nil && c.issuer != nil && c.caller.ARN != "" {
+		id.SessionContext = sessionContext(c.session, c.issuer)
 	}
 	return id
 }

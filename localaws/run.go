@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/localaws/internal/store"
@@ -81,8 +80,8 @@ func isLoopback(host string) bool {
 
 // Run is `leash local`: it opens the data folder, listens, prints to out
 // where the endpoint is and how to use it, and serves until ctx is done.
-// Then it lets requests under way finish, flushes the audit log and closes
-// the store. It never prints a secret: the administrator's key is in a
+// Then it lets requests under way finish and closes the audit log and the
+// store. It never prints a secret: the administrator's key is in a
 // file, and out gets its path.
 func Run(ctx context.Context, cfg Config, l Listen, out io.Writer) (err error) {
 	if err := l.Check(); err != nil {
@@ -105,39 +104,12 @@ func Run(ctx context.Context, cfg Config, l Listen, out io.Writer) (err error) {
 	defer func() { err = errors.Join(err, srv.Close()) }()
 	url := "http://" + ln.Addr().String()
 	printStart(out, srv, url)
-	flushCtx, stopFlush := context.WithCancel(ctx)
-	flushed := make(chan struct{})
-	go func() { srv.flushAuditEvery(flushCtx, auditFlushInterval); close(flushed) }()
 	err = srv.Serve(ctx, ln)
-	stopFlush()
-	<-flushed
 	if err != nil {
 		return fmt.Errorf("serve %s: %w", url, err)
 	}
 	fmt.Fprintf(out, "leash local: stopped; the audit log is in %s\n", filepath.Join(absolute(cfg.DataDir), audit.FileName))
 	return nil
-}
-
-// auditFlushInterval is how long a request can wait in the audit log's
-// buffer: how soon `leash audit` beside a running leash local sees it, and
-// how much of the log a crash can lose.
-const auditFlushInterval = time.Second
-
-// flushAuditEvery writes the audit log's buffer out every interval until
-// ctx is done.
-func (s *Server) flushAuditEvery(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := s.audit.Flush(); err != nil {
-				s.cfg.Log.Warn("audit log", "err", err)
-			}
-		}
-	}
 }
 
 // printStart says where the endpoint is and gives a command to try it

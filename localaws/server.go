@@ -37,8 +37,15 @@ type Config struct {
 	AccountID string
 	// Faults are off unless set.
 	Faults faults.Config
-	// Now is the clock; nil means time.Now.
+	// Now is the machine's clock; nil means time.Now.
 	Now func() time.Time
+	// ClockOffset moves the endpoint's clock from the machine's, for tests
+	// that need time to pass (a session to expire, a deny to become
+	// liftable) without waiting. The endpoint then lives at Now() +
+	// ClockOffset for everything but SigV4's fifteen-minute window (see
+	// clocks). At most ±MaxClockOffset; a negative offset may not put the
+	// endpoint before its account was created.
+	ClockOffset time.Duration
 	// Log receives operational messages (never a secret); nil discards them.
 	Log *slog.Logger
 	// HTTPClient fetches OIDC providers' keys for AssumeRoleWithWebIdentity;
@@ -57,11 +64,14 @@ type Config struct {
 
 // Server is an open endpoint: its store, audit log and operations.
 type Server struct {
-	cfg    Config
-	store  *store.Store
-	audit  *audit.Log
-	faults *faults.Injector
-	cache  *authz.Cache
+	cfg Config
+	// machineNow is the machine's clock, for SigV4; cfg.Now is the
+	// endpoint's (see clocks).
+	machineNow func() time.Time
+	store      *store.Store
+	audit      *audit.Log
+	faults     *faults.Injector
+	cache      *authz.Cache
 	// propagation delays policy changes; nil when no delay is configured.
 	propagation *propagation
 	ops         map[string]map[string]operation // service → action → operation
@@ -73,9 +83,11 @@ func Open(cfg Config) (*Server, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("data folder: give one with --data DIR")
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if err := CheckClockOffset(cfg.ClockOffset); err != nil {
+		return nil, err
 	}
+	clk := newClocks(cfg.Now, cfg.ClockOffset)
+	cfg.Now = clk.endpoint
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -97,16 +109,23 @@ func Open(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if now, created := cfg.Now(), st.Account().CreateDate; now.Before(created) {
+		_ = st.Close()
+		return nil, fmt.Errorf("clock offset %v puts the endpoint at %s, before its account was created (%s): "+
+			"everything in %s would lie in its future; give a later offset, or a new data folder",
+			cfg.ClockOffset, now.UTC().Format(time.RFC3339), created.Format(time.RFC3339), cfg.DataDir)
+	}
 	log, err := audit.Open(filepath.Join(cfg.DataDir, audit.FileName))
 	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: st, audit: log, faults: inj, cache: authz.NewCache(4096)}
+	s := &Server{cfg: cfg, machineNow: clk.machine, store: st, audit: log, faults: inj, cache: authz.NewCache(4096)}
 	s.ops = map[string]map[string]operation{"iam": iamOperations(), "sts": stsOperations()}
 	if d := cfg.Faults.PropagationDelay; d > 0 {
 		s.propagation = newPropagation(d)
 	}
+	s.recordRepair(log.Repaired())
 	if err := s.bootstrapAdmin(context.Background()); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -117,7 +136,7 @@ func Open(cfg Config) (*Server, error) {
 // AccountID is the account the server holds.
 func (s *Server) AccountID() string { return s.store.Account().ID }
 
-// Close flushes the audit log and closes the store.
+// Close closes the audit log and the store.
 func (s *Server) Close() error {
 	return errors.Join(s.audit.Close(), s.store.Close())
 }
@@ -143,8 +162,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if serveErr := <-done; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
-	return errors.Join(err, s.audit.Flush())
+	return err
 }
-
-// FlushAudit writes the audit events buffered so far to the log file.
-func (s *Server) FlushAudit() error { return s.audit.Flush() }

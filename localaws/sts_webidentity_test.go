@@ -344,9 +344,7 @@ func TestWebIdentityCallsAreAuditedAsCloudTrailDoes(t *testing.T) {
 	if _, err := w.exchange(token); err != nil {
 		t.Fatalf("AssumeRoleWithWebIdentity: %v", err)
 	}
-	if err := w.srv.FlushAudit(); err != nil {
-		t.Fatal(err)
-	}
+	// An answered request is already in the file.
 	data, err := os.ReadFile(filepath.Join(w.dir, audit.FileName))
 	if err != nil {
 		t.Fatal(err)

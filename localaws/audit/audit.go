@@ -6,7 +6,6 @@ package audit
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,49 +89,65 @@ type SessionIssuer struct {
 
 // Log appends events to a file, one JSON line each. It is safe for
 // concurrent use.
+//
+// Append writes each line with one write(2) before it returns, and leash
+// local appends a request's event before it writes the response: a request
+// that was answered is in the file even if the process is killed the next
+// moment. The line is not synced to disk (that would cost a disk flush per
+// request), so a power loss or an operating system crash can still lose
+// the last lines; a process crash cannot. A process killed in the middle
+// of a write leaves at most a torn last line, which Open repairs.
 type Log struct {
 	mu sync.Mutex
 	f  *os.File
-	w  *bufio.Writer
+	// repaired is how many bytes of a torn last line Open dropped.
+	repaired int64
 }
 
-// Open opens (or creates, mode 0600) the log at path for appending.
+// Open opens (or creates, mode 0600) the log at path for appending. A torn
+// last line, left by a process killed in the middle of a write, is cut off
+// first, so that the next line does not run into it; Repaired says how
+// many bytes went.
 func Open(path string) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
-	return &Log{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	dropped, err := repairTail(f)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("open audit log %s: %w", path, err)
+	}
+	return &Log{f: f, repaired: dropped}, nil
 }
 
-// Append writes one event. Lines are flushed by Flush and Close, and at
-// least every time the buffer fills; a crash may lose the last buffered
-// lines, never corrupt earlier ones.
+// Repaired is how many bytes of a torn last line Open cut off; 0 when the
+// log ended with a whole line.
+func (l *Log) Repaired() int64 { return l.repaired }
+
+// Append writes one event as one line, with one write(2). It caps the
+// event's values in place first (see MaxValue), so that no request writes
+// more than MaxLine.
 func (l *Log) Append(e *Event) error {
+	limit(e)
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode audit event: %w", err)
 	}
+	line = append(line, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.w.Write(append(line, '\n')); err != nil {
+	if _, err := l.f.Write(line); err != nil {
 		return fmt.Errorf("write audit log: %w", err)
 	}
 	return nil
 }
 
-// Flush writes buffered events to the file.
-func (l *Log) Flush() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Flush()
-}
-
-// Close flushes and closes the file.
+// Close closes the file; every appended line is already in it.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return errors.Join(l.w.Flush(), l.f.Close())
+	return l.f.Close()
 }
 
 // Filter selects events; zero fields select everything.

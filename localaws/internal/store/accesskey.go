@@ -20,8 +20,14 @@ type AccessKey struct {
 	AccessKeyID     string
 	SecretAccessKey Secret `json:"-"` // written to the file through storedAccessKey
 	UserName        string
-	Status          KeyStatus
-	CreateDate      time.Time
+	// UserID is the unique ID (AIDA…) of the user the key was created for;
+	// "" in keys written before it was recorded. A key follows its user
+	// through a rename, and DeleteUser refuses a user with keys, so a key
+	// cannot outlive its user; the ID makes that a checked rule rather than
+	// a consequence (see Credential.UserID).
+	UserID     string
+	Status     KeyStatus
+	CreateDate time.Time
 	// NotBefore is when the key starts to work: CreateDate plus
 	// Options.KeyPropagationDelay, to imitate IAM's propagation.
 	NotBefore time.Time
@@ -63,6 +69,7 @@ func (tx *Tx) CreateAccessKey(userName string) (AccessKey, error) {
 		AccessKeyID:     tx.unusedKeyID(prefixAccessKey),
 		SecretAccessKey: newSecretAccessKey(),
 		UserName:        u.Name,
+		UserID:          u.UserID,
 		Status:          Active,
 		CreateDate:      tx.now,
 		NotBefore:       tx.now.Add(tx.opts.KeyPropagationDelay),

@@ -16,7 +16,10 @@ type Credential struct {
 	// UserName is the owner of a long-term key or of a GetSessionToken
 	// session; "" for a role session.
 	UserName string
-	Status   KeyStatus
+	// UserID is the unique ID of a long-term key's user, "" when the key
+	// predates recording it; a session's entity is Session.EntityID.
+	UserID string
+	Status KeyStatus
 	// NotBefore is when a long-term key starts to work.
 	NotBefore time.Time
 	// Expiration is when a session ends; zero for a long-term key.
@@ -31,7 +34,10 @@ var (
 	ErrExpiredToken       = &Error{Code: ExpiredToken}
 )
 
-func invalidToken() *Error {
+// InvalidClientToken is AWS's refusal of a credential that is unknown,
+// deleted, or no longer stands for the entity it was issued to, with AWS's
+// message.
+func InvalidClientToken() *Error {
 	return refuse(InvalidClientTokenID, "The security token included in the request is invalid.")
 }
 
@@ -41,7 +47,7 @@ func (tx *Tx) LookupCredential(accessKeyID string) (Credential, error) {
 	if strings.HasPrefix(accessKeyID, prefixSessionKey) {
 		s, err := tx.GetSession(accessKeyID)
 		if err != nil {
-			return Credential{}, invalidToken()
+			return Credential{}, InvalidClientToken()
 		}
 		return Credential{
 			AccessKeyID:     s.AccessKeyID,
@@ -56,12 +62,13 @@ func (tx *Tx) LookupCredential(accessKeyID string) (Credential, error) {
 	}
 	k, err := tx.GetAccessKey(accessKeyID)
 	if err != nil {
-		return Credential{}, invalidToken()
+		return Credential{}, InvalidClientToken()
 	}
 	return Credential{
 		AccessKeyID:     k.AccessKeyID,
 		SecretAccessKey: k.SecretAccessKey,
 		UserName:        k.UserName,
+		UserID:          k.UserID,
 		Status:          k.Status,
 		NotBefore:       k.NotBefore,
 	}, nil
@@ -75,16 +82,16 @@ func (tx *Tx) LookupCredential(accessKeyID string) (Credential, error) {
 // The signature itself is the caller's to check, with SecretAccessKey.
 func (c Credential) Verify(now time.Time, sessionToken string) error {
 	if c.Status != Active || now.Before(c.NotBefore) {
-		return invalidToken()
+		return InvalidClientToken()
 	}
 	if c.SessionToken.IsZero() {
 		if sessionToken != "" {
-			return invalidToken()
+			return InvalidClientToken()
 		}
 		return nil
 	}
 	if !c.SessionToken.Equal(sessionToken) {
-		return invalidToken()
+		return InvalidClientToken()
 	}
 	if !now.Before(c.Expiration) {
 		return refuse(ExpiredToken, "The security token included in the request is expired")

@@ -24,6 +24,13 @@ type Session struct {
 	AssumedRoleID   string
 	// UserName names the user of a GetSessionToken session.
 	UserName string
+	// EntityID is the unique ID of the role (AROA…) or user (AIDA…) the
+	// session was issued for. AWS binds a session to that ID, not to the
+	// name: a session ends for good when its entity is deleted or renamed,
+	// and a new entity of the same name does not revive it. "" in sessions
+	// written before the ID was recorded, which are refused (see
+	// Session.IssuedTo).
+	EntityID string
 
 	// Policy is the inline session policy, "" for none; PolicyARNs are the
 	// managed session policies. Both narrow what the session may do.
@@ -32,6 +39,15 @@ type Session struct {
 	// Tags are the session tags (aws:PrincipalTag in conditions).
 	Tags           Tags
 	SourceIdentity string
+}
+
+// IssuedTo reports whether the session was issued to the entity whose
+// unique ID is id: the role or user it names now is the one it was issued
+// for. A session without a recorded ID (state written before IDs were
+// recorded) is issued to no one: refusing it is the safe reading, and the
+// client only has to ask STS for a new session.
+func (s *Session) IssuedTo(id string) bool {
+	return s.EntityID != "" && s.EntityID == id
 }
 
 // storedSession is a Session as the file holds it, with its secrets.
@@ -71,12 +87,14 @@ func (tx *Tx) CreateSession(s Session, d time.Duration) (Session, error) {
 		s.RoleName = r.Name
 		s.AssumedRoleARN = tx.account.assumedRoleARN(r.Name, s.RoleSessionName)
 		s.AssumedRoleID = r.RoleID + ":" + s.RoleSessionName
+		s.EntityID = r.RoleID
 	case s.UserName != "" && s.RoleName == "":
 		u, err := tx.GetUser(s.UserName)
 		if err != nil {
 			return Session{}, err
 		}
 		s.UserName = u.Name
+		s.EntityID = u.UserID
 		s.RoleSessionName, s.AssumedRoleARN, s.AssumedRoleID = "", "", ""
 	default:
 		return Session{}, refuse(InvalidInput, "A session stands for either a role or a user.")
