@@ -47,14 +47,18 @@ func (s *Server) serveJSON(w http.ResponseWriter, r *http.Request) bool {
 		}
 		s.cfg.AfterCall(c.action, code)
 	}
+	// In the log before the response, as every request (see ServeHTTP).
 	var qerr *query.Error
 	if jerr != nil {
-		jsonrpc.WriteError(w, c.requestID, jerr)
 		qerr = query.NewError(jerr.Status, jerr.Code, jerr.Message)
+	}
+	s.record(c, r, qerr)
+	w.Header().Set("Date", c.now.Format(http.TimeFormat))
+	if jerr != nil {
+		jsonrpc.WriteError(w, c.requestID, jerr)
 	} else {
 		jsonrpc.WriteResult(w, c.requestID, result)
 	}
-	s.record(c, r, qerr)
 	return true
 }
 
@@ -87,7 +91,7 @@ func (s *Server) handleCloudTrail(c *call, r *http.Request, prefix string) (any,
 	if !isSigned(r) {
 		return nil, &jsonrpc.Error{Status: http.StatusForbidden, Code: "MissingAuthenticationTokenException", Message: "Request is missing Authentication Token"}
 	}
-	signed, serr := sigv4.Verify(r, body, c.now, s.lookupKey)
+	signed, serr := s.verifySignature(r, body, c.now)
 	if serr != nil {
 		return nil, jsonAuthError(serr.Status, serr.Code, serr.Message)
 	}
@@ -245,17 +249,14 @@ type lookupEventsOutput struct {
 	NextToken string        `json:"NextToken,omitempty"`
 }
 
-// lookup reads the audit log, every acknowledged request flushed first, and
-// returns one page of the matching events, newest first.
+// lookup reads the audit log, which holds every answered request (each is
+// written before its response), and returns one page of the matching
+// events, newest first.
 func (s *Server) lookup(q lookupQuery) (*lookupEventsOutput, *jsonrpc.Error) {
 	failure := &jsonrpc.Error{Status: http.StatusInternalServerError, Code: "InternalFailure", Message: "the audit log could not be read"}
 	out := &lookupEventsOutput{Events: []lookupEvent{}}
 	if q.insight {
 		return out, nil // leash local has no Insights events
-	}
-	if err := s.audit.Flush(); err != nil {
-		s.cfg.Log.Warn("audit log", "err", err)
-		return nil, failure
 	}
 	file, err := os.Open(filepath.Join(s.cfg.DataDir, audit.FileName))
 	if err != nil {

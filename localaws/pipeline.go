@@ -303,7 +303,7 @@ type call struct {
 
 // identity is the caller as CloudTrail names it.
 func (c *call) identity() audit.Identity {
-	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID, SessionContext: c.sessionContext()}
+	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID}
 	switch {
 	case c.webIdentity != nil:
 		// As CloudTrail records AssumeRoleWithWebIdentity: the token's
