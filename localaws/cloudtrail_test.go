@@ -15,6 +15,7 @@ import (
 	cttypes "github.com/aws/aws-sdk-go-v2/service/cloudtrail/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
 )
 
@@ -209,4 +210,25 @@ func eventIDs(t *testing.T, e *endpoint, n int) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TestLookupEventsWithAClockOffset: with leash local's clock moved ahead,
+// an SDK signing with the machine's time still reads the trail, and the
+// events carry the endpoint's time.
+func TestLookupEventsWithAClockOffset(t *testing.T) {
+	ctx := context.Background()
+	const offset = 48 * time.Hour
+	e := startWith(t, localaws.Config{AccountID: account, ClockOffset: offset})
+	id, secret := e.adminKeys(t)
+	must[*iam.ListUsersOutput](t, "ListUsers")(e.iam(id, secret).ListUsers(ctx, &iam.ListUsersInput{}))
+	out, err := e.cloudtrail(id, secret).LookupEvents(ctx, &cloudtrail.LookupEventsInput{LookupAttributes: attr(cttypes.LookupAttributeKeyEventName, "ListUsers")})
+	if err != nil {
+		t.Fatalf("LookupEvents signed with the machine's clock: %v", err)
+	}
+	if len(out.Events) != 1 {
+		t.Fatalf("%d ListUsers events, want 1", len(out.Events))
+	}
+	if at := aws.ToTime(out.Events[0].EventTime); at.Before(time.Now().Add(offset - time.Hour)) {
+		t.Errorf("event time %v, want the endpoint's, about %v ahead", at, offset)
+	}
 }
