@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -155,14 +156,16 @@ type lookupQuery struct {
 	after      *lookupCursor
 }
 
-// lookupCursor is where a page ended: the last event returned, by time and
-// by its place in the log. NextToken carries it with a digest of the query
-// it belongs to.
+// lookupCursor is where a page ended: the place in the log of the oldest
+// event returned. NextToken carries it with a digest of the query it
+// belongs to.
 type lookupCursor struct {
-	Time  time.Time `json:"t"`
-	Index int       `json:"i"`
-	Query string    `json:"q"`
+	Index int    `json:"i"`
+	Query string `json:"q"`
 }
+
+// errPageEnd stops reading the log at a page's cursor.
+var errPageEnd = errors.New("page end")
 
 // lookupKeys are LookupEvents' attribute keys.
 var lookupKeys = []string{"EventId", "EventName", "ReadOnly", "Username", "ResourceType", "ResourceName", "EventSource", "AccessKeyId"}
@@ -264,72 +267,56 @@ func (s *Server) lookup(q lookupQuery) (*lookupEventsOutput, *jsonrpc.Error) {
 		return nil, failure
 	}
 	defer func() { _ = file.Close() }()
+	f := audit.Filter{Since: q.start}
+	if !q.end.IsZero() {
+		f.Until = q.end.Add(time.Nanosecond) // EndTime is inclusive
+	}
+	// The log is in the order requests were answered, oldest first. A page
+	// is the last q.max matches before the cursor, so reading keeps only
+	// those and stops at the cursor: memory is one page whatever the log's
+	// size.
 	type found struct {
 		index int
 		e     *audit.Event
 		le    lookupEvent
 	}
-	var matches []found
-	f := audit.Filter{Since: q.start}
-	if !q.end.IsZero() {
-		f.Until = q.end.Add(time.Nanosecond) // EndTime is inclusive
-	}
+	page := make([]found, 0, q.max)
+	more := false
 	index := 0
 	if _, err := audit.Read(file, audit.Filter{}, func(e *audit.Event) error {
 		index++
+		if q.after != nil && index >= q.after.Index {
+			return errPageEnd
+		}
 		if !f.Match(e) {
 			return nil
 		}
 		le := toLookupEvent(e)
-		if q.key == "" || le.has(q.key, q.value) {
-			matches = append(matches, found{index, e, le})
+		if q.key != "" && !le.has(q.key, q.value) {
+			return nil
 		}
+		if len(page) == q.max {
+			copy(page, page[1:])
+			page = page[:q.max-1]
+			more = true // an older match is left for the next page
+		}
+		page = append(page, found{index, e, le})
 		return nil
-	}); err != nil {
+	}); err != nil && !errors.Is(err, errPageEnd) {
 		s.cfg.Log.Warn("audit log", "err", err)
 		return nil, failure
 	}
-	newer := func(a, b found) bool { // a comes before b, newest first
-		if !a.e.EventTime.Equal(b.e.EventTime) {
-			return a.e.EventTime.After(b.e.EventTime)
-		}
-		return a.index > b.index
-	}
-	slices.SortFunc(matches, func(a, b found) int {
-		if newer(a, b) {
-			return -1
-		}
-		if newer(b, a) {
-			return 1
-		}
-		return 0
-	})
-	start := 0
-	if c := q.after; c != nil {
-		start = len(matches)
-		for i, m := range matches {
-			if newer(found{index: c.Index, e: &audit.Event{EventTime: c.Time}}, m) {
-				start = i
-				break
-			}
-		}
-	}
-	page := matches[start:]
-	more := len(page) > q.max
-	if more {
-		page = page[:q.max]
-	}
-	for _, m := range page {
-		record, err := json.Marshal(m.e)
+	for i := len(page) - 1; i >= 0; i-- { // newest first
+		record, err := json.Marshal(page[i].e)
 		if err != nil {
 			return nil, failure
 		}
-		m.le.CloudTrailEvent = string(record)
-		out.Events = append(out.Events, m.le)
+		le := page[i].le
+		le.CloudTrailEvent = string(record)
+		out.Events = append(out.Events, le)
 	}
 	if more {
-		last := page[len(page)-1]
-		token, _ := json.Marshal(lookupCursor{Time: last.e.EventTime, Index: last.index, Query: q.digest()})
+		token, _ := json.Marshal(lookupCursor{Index: page[0].index, Query: q.digest()})
 		out.NextToken = base64.RawURLEncoding.EncodeToString(token)
 	}
 	return out, nil
