@@ -71,45 +71,18 @@ func Policy(events []*audit.Event) (*policy.Document, []Note, error) {
 	grants := map[string]map[string]bool{} // action -> resources
 	notes := newNoteSet()
 	for _, e := range events {
-		var params map[string]any
-		if len(e.RequestParameters) > 0 {
-			// A field that is not an object (null, or a value leash local
-			// truncated) names nothing.
-			_ = json.Unmarshal(e.RequestParameters, &params)
+		g := grantOf(cat, e)
+		if g.note != "" {
+			notes.add(g.kind, g.action, g.note)
 		}
-		name := eventAction(e, params)
-		call := fmt.Sprintf("%s (%s %s)", name, e.EventSource, e.EventName)
-		a, known := cat.Action(name)
-		switch eventOutcome(e) {
-		case refused:
-			on := ""
-			if known {
-				if rs, _ := resourcesOf(cat, a, valuesOf(e, params)); rs != nil {
-					on = " on " + strings.Join(rs, ", ")
-				}
-			}
-			notes.add(NoteRefused, name, fmt.Sprintf("observed but refused: %s%s (%s): not granted", name, on, orNone(e.ErrorCode, e.Decision)))
-			continue
-		case unauthenticated:
-			notes.add(NoteUnauthenticated, name, fmt.Sprintf("rejected before authorization: %s (%s): proves nothing, not granted", name, e.ErrorCode))
+		if g.resources == nil {
 			continue
 		}
-		if !known {
-			notes.add(NoteUnknownAction, e.EventSource+" "+e.EventName,
-				fmt.Sprintf("no IAM action %s in the catalog for %s: not granted; add the permission the call needs by hand", name, call))
-			continue
+		if grants[g.action] == nil {
+			grants[g.action] = map[string]bool{}
 		}
-		action := a.String()
-		resources, why := resourcesOf(cat, a, valuesOf(e, params))
-		if resources == nil {
-			resources = []string{"*"}
-			notes.add(NoteAnyResource, action, fmt.Sprintf(`%s granted on "*": %s; narrow it by hand`, action, why))
-		}
-		if grants[action] == nil {
-			grants[action] = map[string]bool{}
-		}
-		for _, r := range resources {
-			grants[action][r] = true
+		for _, r := range g.resources {
+			grants[g.action][r] = true
 		}
 	}
 	if len(grants) == 0 {
@@ -130,6 +103,54 @@ func Policy(events []*audit.Event) (*policy.Document, []Note, error) {
 // ErrNothingGranted is Policy's error when no event passed authorization:
 // IAM has no empty policy, and a principal that did nothing needs none.
 var ErrNothingGranted = errors.New("no call in the events passed authorization, so there is nothing to grant; widen the window (--since, --until) or check the principal")
+
+// grant is what one event proves: its action granted on resources (nil
+// for none), and a note of the kind when the event is left out or the
+// grant is wider than the call.
+type grant struct {
+	action    string
+	resources []string
+	kind      NoteKind
+	note      string
+}
+
+func grantOf(cat *catalog.Catalog, e *audit.Event) grant {
+	var params map[string]any
+	if len(e.RequestParameters) > 0 {
+		// A field that is not an object (null, or a value leash local
+		// truncated) names nothing.
+		_ = json.Unmarshal(e.RequestParameters, &params)
+	}
+	name := eventAction(e, params)
+	a, known := cat.Action(name)
+	if known {
+		name = a.String()
+	}
+	switch eventOutcome(e) {
+	case refused:
+		on := ""
+		if known {
+			if rs, _ := resourcesOf(cat, a, valuesOf(e, params)); rs != nil {
+				on = " on " + strings.Join(rs, ", ")
+			}
+		}
+		return grant{action: name, kind: NoteRefused,
+			note: fmt.Sprintf("observed but refused: %s%s (%s): not granted", name, on, orNone(e.ErrorCode, e.Decision))}
+	case unauthenticated:
+		return grant{action: name, kind: NoteUnauthenticated,
+			note: fmt.Sprintf("rejected before authorization: %s (%s): proves nothing, not granted", name, e.ErrorCode)}
+	}
+	if !known {
+		return grant{action: e.EventSource + " " + e.EventName, kind: NoteUnknownAction,
+			note: fmt.Sprintf("no IAM action %s in the catalog for %s %s: not granted; add the permission the call needs by hand", name, e.EventSource, e.EventName)}
+	}
+	resources, why := resourcesOf(cat, a, valuesOf(e, params))
+	if resources == nil {
+		return grant{action: name, resources: []string{"*"}, kind: NoteAnyResource,
+			note: fmt.Sprintf(`%s granted on "*": %s; narrow it by hand`, name, why)}
+	}
+	return grant{action: name, resources: resources}
+}
 
 // document groups the grants into statements: within a service, the
 // actions used on the same set of resources share one statement, and "*"
