@@ -194,27 +194,21 @@ func document(grants map[string]map[string]bool) *policy.Document {
 		return compareFold(a.actions[0], b.actions[0])
 	})
 	doc := &policy.Document{Version: policy.Version2012}
-	seen := map[string]int{}
 	for _, g := range groups {
-		seen[g.service]++
-		sid := sidName(g.service)
-		if n := seen[g.service]; n > 1 {
-			sid += fmt.Sprint(n)
-		}
 		doc.Statements = append(doc.Statements, policy.Statement{
-			Sid: sid, Effect: policy.Allow, Action: g.actions, Resource: g.resources,
+			Sid: sid(g.actions[0]), Effect: policy.Allow, Action: g.actions, Resource: g.resources,
 		})
 	}
 	return doc
 }
 
-// sidName is a statement ID for a service's observed calls, such as
-// "UsedS3" or "UsedEc2": Sids hold letters and digits only.
-func sidName(service string) string {
+// sid names a statement after its first action, such as "S3GetObject"
+// for s3:GetObject: unique, since each action is in one statement, and
+// readable; a Sid holds letters and digits only.
+func sid(action string) string {
 	var b strings.Builder
-	b.WriteString("Used")
 	upper := true
-	for _, c := range service {
+	for _, c := range action {
 		switch {
 		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
 			if upper {

@@ -181,9 +181,9 @@ func TestPolicyShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"Version":"2012-10-17","Statement":[` +
-		`{"Sid":"UsedEc2","Effect":"Allow","Action":["ec2:DescribeInstances","ec2:DescribeVolumes","ec2:RunInstances"],"Resource":["*"]},` +
-		`{"Sid":"UsedS3","Effect":"Allow","Action":["s3:GetObject","s3:GetObjectTagging"],"Resource":["arn:aws:s3:::logs/a","arn:aws:s3:::logs/b"]},` +
-		`{"Sid":"UsedS32","Effect":"Allow","Action":["s3:ListBucket"],"Resource":["arn:aws:s3:::logs"]}]}`
+		`{"Sid":"Ec2DescribeInstances","Effect":"Allow","Action":["ec2:DescribeInstances","ec2:DescribeVolumes","ec2:RunInstances"],"Resource":["*"]},` +
+		`{"Sid":"S3GetObject","Effect":"Allow","Action":["s3:GetObject","s3:GetObjectTagging"],"Resource":["arn:aws:s3:::logs/a","arn:aws:s3:::logs/b"]},` +
+		`{"Sid":"S3ListBucket","Effect":"Allow","Action":["s3:ListBucket"],"Resource":["arn:aws:s3:::logs"]}]}`
 	if string(got) != want {
 		t.Errorf("policy:\n%s\nwant\n%s", got, want)
 	}
