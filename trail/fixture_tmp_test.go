@@ -23,7 +23,7 @@ func readFixture(t *testing.T, root, principal string) []*audit.Event {
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		var r io.Reader = f
 		if strings.HasSuffix(p, ".gz") {
 			if r, err = gzip.NewReader(f); err != nil {
