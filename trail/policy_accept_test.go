@@ -95,3 +95,29 @@ func fixtureEvents(t *testing.T, principal string) []*audit.Event {
 	t.Helper()
 	return readFixture(t, "testdata/cloudtrail", principal)
 }
+
+// An object whose name holds IAM's wildcard characters is granted as
+// itself: the engine allows that object and not the others the name would
+// match as a pattern.
+func TestPolicyGrantsAWildcardNameLiterally(t *testing.T) {
+	doc, _, err := Policy([]*audit.Event{event("s3", "GetObject", `{"bucketName":"logs","key":"report-*.csv"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(doc)
+	for _, tt := range []struct{ resource, want string }{
+		{"arn:aws:s3:::logs/report-*.csv", "Allowed"},
+		{"arn:aws:s3:::logs/report-2026.csv", "ImplicitDeny"},
+	} {
+		out, err := simulate.Run([]simulate.Case{{
+			Principal: testRole, Action: "s3:GetObject", Resource: tt.resource,
+			IdentityPolicies: []simulate.NamedDocument{{Name: "observed.json", Document: data}},
+		}}, "generated policy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].Decision != tt.want {
+			t.Errorf("%s under %s = %s, want %s", tt.resource, data, out[0].Decision, tt.want)
+		}
+	}
+}
