@@ -42,7 +42,12 @@ func TestAuditCommand(t *testing.T) {
 		{"denied only, as JSON lines", []string{"--data", dir, "--denied", "--output", "json"}, ExitOK,
 			[]string{`"requestID":"r3"`}, []string{`"r2"`, "TIME"}},
 		{"bad --since", []string{"--data", dir, "--since", "yesterday"}, ExitBadInput, []string{"--since", "RFC 3339"}, nil},
-		{"no --data", []string{"--since", "1h"}, ExitBadInput, []string{"--data is required"}, nil},
+		{"no trail named", []string{"--since", "1h"}, ExitBadInput, []string{"--data DIR", "--trail-dir DIR", "--endpoint URL", "--aws"}, nil},
+		{"two trails named", []string{"--data", dir, "--trail-dir", dir}, ExitBadInput, []string{"--data and --trail-dir both name a trail"}, nil},
+		{"credentials without LookupEvents", []string{"--data", dir, "--credentials-file", "x"}, ExitBadInput, []string{"use them with --endpoint or --aws"}, nil},
+		{"not an ARN", []string{"--data", dir, "--principal", "alice"}, ExitBadInput, []string{"--principal", "not the ARN"}, nil},
+		{"window ends before it starts", []string{"--data", dir, "--since", "1h", "--until", "2h"}, ExitBadInput, []string{"is not before --until"}, nil},
+		{"bad --issued-before", []string{"--data", dir, "--issued-before", "soon"}, ExitBadInput, []string{"--issued-before", "RFC 3339"}, nil},
 		{"a folder without a log", []string{"--data", t.TempDir()}, ExitBadInput, []string{"no audit log there"}, nil},
 		{"bad --output", []string{"--data", dir, "--output", "yaml"}, ExitBadInput, []string{`output "yaml"`}, nil},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -268,11 +267,7 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 	if err != nil {
 		return err
 	}
-	region := o.getenv("AWS_REGION")
-	if region == "" {
-		region = o.getenv("AWS_DEFAULT_REGION")
-	}
-	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: region, Credentials: creds, MaxAttempts: 3})
+	client := iamclient.New(iamclient.Config{Endpoint: o.endpoint, Region: awsRegion(o.getenv), Credentials: creds, MaxAttempts: 3})
 	iamError := func(err error) error {
 		if iamclient.IsNotFound(err) {
 			return &inputerr.Error{Msg: fmt.Sprintf("%s %s: IAM has no such %s (%v)", flag, name, kind, err)}
@@ -328,23 +323,7 @@ func iamSource(name, principal string) string {
 	return principal
 }
 
-// checkCredentials is the key that reads IAM: --credentials-file's
-// [default] profile, else the environment's.
+// checkCredentials is the key that reads IAM.
 func checkCredentials(o checkOptions) (aws.CredentialsProvider, error) {
-	if o.credentialsFile != "" {
-		key, err := iamclient.KeyFromFile(o.credentialsFile)
-		var pathErr *fs.PathError
-		if errors.As(err, &pathErr) {
-			err = pathErr.Err
-		}
-		if err != nil {
-			return nil, &inputerr.Error{Msg: fmt.Sprintf("--credentials-file %s: %v", o.credentialsFile, err)}
-		}
-		return key.Provider(), nil
-	}
-	key, ok := iamclient.KeyFromEnv(o.getenv)
-	if !ok {
-		return nil, &inputerr.Error{Msg: "--user and --role read IAM: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or give --credentials-file FILE (e.g. leash local's leash-data/admin-credentials)"}
-	}
-	return key.Provider(), nil
+	return awsKey(o.credentialsFile, o.getenv, "--user and --role read IAM")
 }

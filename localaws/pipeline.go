@@ -33,6 +33,9 @@ var services = map[string]string{"2010-05-08": "iam", "2011-06-15": "sts"}
 // ServeHTTP runs one request through the pipeline: faults, signature,
 // parameters, caller, authorization, operation, response, audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveJSON(w, r) {
+		return
+	}
 	c := &call{srv: s, ctx: r.Context(), requestID: newRequestID(), now: s.cfg.Now().UTC(), event: &audit.Event{}}
 	c.sourceIP, _, _ = net.SplitHostPort(r.RemoteAddr)
 	c.secure = r.TLS != nil
@@ -294,7 +297,7 @@ type call struct {
 
 // identity is the caller as CloudTrail names it.
 func (c *call) identity() audit.Identity {
-	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID}
+	id := audit.Identity{ARN: c.caller.ARN, AccountID: c.caller.Account, PrincipalID: c.caller.UserID, AccessKeyID: c.accessKeyID, SessionContext: c.sessionContext()}
 	switch {
 	case c.webIdentity != nil:
 		// As CloudTrail records AssumeRoleWithWebIdentity: the token's

@@ -137,18 +137,24 @@ func (l *Log) Close() error {
 
 // Filter selects events; zero fields select everything.
 type Filter struct {
-	// Principal matches the identity's ARN exactly.
+	// Principal selects the calls of a principal and of the sessions
+	// derived from it, as Selects decides.
 	Principal string
 	// Since and Until bound the event time (Until exclusive).
 	Since, Until time.Time
 	// Denied keeps only refused requests.
 	Denied bool
+	// IssuedBefore keeps only calls made with a session issued before it:
+	// after a revoke, what the sessions it ended did.
+	IssuedBefore time.Time
 }
 
 // Match reports whether the filter selects e.
 func (f *Filter) Match(e *Event) bool {
 	switch {
-	case f.Principal != "" && e.UserIdentity.ARN != f.Principal:
+	case !Selects(f.Principal, &e.UserIdentity):
+		return false
+	case !f.IssuedBefore.IsZero() && !e.UserIdentity.IssuedBefore(f.IssuedBefore):
 		return false
 	case !f.Since.IsZero() && e.EventTime.Before(f.Since):
 		return false

@@ -1,0 +1,195 @@
+package trail_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"leash.dev/leash/iamclient"
+	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/trail"
+)
+
+const account = "111122223333"
+
+// incident makes calls against an in-process leash local: alice calls IAM
+// with her key (one call denied), takes a session token and calls with it,
+// then assumes the deployer role twice, the second session after cutoff;
+// bob makes a call of his own. It returns the server, the administrator's
+// key, its data folder and cutoff.
+func incident(t *testing.T) (*localaws.Loopback, iamclient.AccessKey, string, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	l, err := localaws.StartLoopback(localaws.Config{DataDir: dir, AccountID: account})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Stop() })
+	adminKey, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := func(id, secret, token string) aws.CredentialsProvider {
+		return credentials.NewStaticCredentialsProvider(id, secret, token)
+	}
+	iamAs := func(p aws.CredentialsProvider) *iam.Client {
+		return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: p, RetryMaxAttempts: 1})
+	}
+	stsAs := func(p aws.CredentialsProvider) *sts.Client {
+		return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: p, RetryMaxAttempts: 1})
+	}
+	admin := iamAs(adminKey.Provider())
+	check := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	userKey := func(name, policy string) aws.CredentialsProvider {
+		t.Helper()
+		_, err := admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(name)})
+		check("CreateUser", err)
+		_, err = admin.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String("p"), PolicyDocument: aws.String(policy)})
+		check("PutUserPolicy", err)
+		k, err := admin.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String(name)})
+		check("CreateAccessKey", err)
+		return static(aws.ToString(k.AccessKey.AccessKeyId), aws.ToString(k.AccessKey.SecretAccessKey), "")
+	}
+	alice := userKey("alice", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetUser","sts:AssumeRole"],"Resource":"*"}]}`)
+	bob := userKey("bob", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:GetUser","Resource":"*"}]}`)
+	_, err = admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("deployer"), Path: aws.String("/ci/"),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + account + `:user/alice"},"Action":"sts:AssumeRole"}]}`)})
+	check("CreateRole", err)
+	_, err = admin.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("deployer"), PolicyName: aws.String("p"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:ListRoles","Resource":"*"}]}`)})
+	check("PutRolePolicy", err)
+
+	_, err = iamAs(alice).GetUser(ctx, &iam.GetUserInput{})
+	check("alice GetUser", err)
+	if _, err := iamAs(alice).ListUsers(ctx, &iam.ListUsersInput{}); err == nil {
+		t.Fatal("alice ListUsers was allowed; the incident needs it denied")
+	}
+	tok, err := stsAs(alice).GetSessionToken(ctx, &sts.GetSessionTokenInput{})
+	check("GetSessionToken", err)
+	c := tok.Credentials
+	_, err = iamAs(static(aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))).GetUser(ctx, &iam.GetUserInput{UserName: aws.String("alice")})
+	check("session token GetUser", err)
+	assume := func(session string) *iam.Client {
+		out, err := stsAs(alice).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + account + ":role/ci/deployer"), RoleSessionName: aws.String(session)})
+		check("AssumeRole", err)
+		c := out.Credentials
+		return iamAs(static(aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken)))
+	}
+	early := assume("early")
+	_, err = early.ListRoles(ctx, &iam.ListRolesInput{})
+	check("early ListRoles", err)
+	if _, err := early.ListUsers(ctx, &iam.ListUsersInput{}); err == nil {
+		t.Fatal("the role's ListUsers was allowed; the incident needs it denied")
+	}
+	time.Sleep(10 * time.Millisecond)
+	cutoff := time.Now().UTC()
+	time.Sleep(10 * time.Millisecond)
+	late := assume("late")
+	_, err = late.ListRoles(ctx, &iam.ListRolesInput{})
+	check("late ListRoles", err)
+	_, err = early.ListRoles(ctx, &iam.ListRolesInput{})
+	check("early ListRoles after the cutoff", err)
+	_, err = iamAs(bob).GetUser(ctx, &iam.GetUserInput{})
+	check("bob GetUser", err)
+	return l, adminKey, dir, cutoff
+}
+
+// calls lists the selected records as "caller action error", sorted.
+func calls(t *testing.T, src trail.Source, f audit.Filter) []string {
+	t.Helper()
+	var got []string
+	err := trail.Collect(context.Background(), src, f, func(e *audit.Event) error {
+		if e.EventSource == "cloudtrail.amazonaws.com" {
+			return nil // the test's own lookups
+		}
+		caller := e.UserIdentity.ARN[strings.LastIndexByte(e.UserIdentity.ARN, ':')+1:]
+		if e.UserIdentity.SessionContext != nil && e.UserIdentity.UserName != "" || e.UserIdentity.SessionContext != nil && !strings.Contains(caller, "assumed-role") {
+			caller += "(token)"
+		}
+		got = append(got, strings.TrimSpace(caller+" "+trail.Action(e)+" "+e.ErrorCode))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestSourcesAgreeOnALeashLocalIncident reads the same calls from leash
+// local's audit log and from its LookupEvents API, and checks each selection
+// gives exactly the calls it should, from both.
+func TestSourcesAgreeOnALeashLocalIncident(t *testing.T) {
+	l, admin, dir, cutoff := incident(t)
+	if err := l.FlushAudit(); err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]trail.Source{
+		"audit log":    trail.LocalLog{Dir: dir, Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }},
+		"LookupEvents": trail.NewLookup(trail.LookupConfig{Endpoint: l.URL, Credentials: admin.Provider()}),
+	}
+	const (
+		alice = "arn:aws:iam::" + account + ":user/alice"
+		role  = "arn:aws:iam::" + account + ":role/ci/deployer"
+		early = "arn:aws:sts::" + account + ":assumed-role/deployer/early"
+	)
+	tests := []struct {
+		name   string
+		filter audit.Filter
+		want   []string
+	}{
+		{"a user selects its own calls and its session token's", audit.Filter{Principal: alice}, []string{
+			"user/alice iam:GetUser", "user/alice iam:ListUsers AccessDenied", "user/alice sts:AssumeRole", "user/alice sts:AssumeRole",
+			"user/alice sts:GetSessionToken", "user/alice(token) iam:GetUser"}},
+		{"a role selects every session's calls", audit.Filter{Principal: role}, []string{
+			"assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListUsers AccessDenied",
+			"assumed-role/deployer/late iam:ListRoles"}},
+		{"one session's ARN selects that session", audit.Filter{Principal: early}, []string{
+			"assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListUsers AccessDenied"}},
+		{"issued-before keeps the sessions issued before the cutoff, calls after it included", audit.Filter{Principal: role, IssuedBefore: cutoff}, []string{
+			"assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/early iam:ListUsers AccessDenied"}},
+		{"issued-before leaves out a user's long-term key", audit.Filter{Principal: alice, IssuedBefore: cutoff}, []string{"user/alice(token) iam:GetUser"}},
+		{"since the cutoff", audit.Filter{Principal: role, Since: cutoff}, []string{"assumed-role/deployer/early iam:ListRoles", "assumed-role/deployer/late iam:ListRoles"}},
+		{"until the cutoff", audit.Filter{Principal: alice, Until: cutoff, Denied: true}, []string{"user/alice iam:ListUsers AccessDenied"}},
+		{"denied calls of everyone", audit.Filter{Denied: true}, []string{"assumed-role/deployer/early iam:ListUsers AccessDenied", "user/alice iam:ListUsers AccessDenied"}},
+		{"another user", audit.Filter{Principal: "arn:aws:iam::" + account + ":user/bob"}, []string{"user/bob iam:GetUser"}},
+	}
+	for _, tt := range tests {
+		for name, src := range sources {
+			t.Run(tt.name+" from the "+name, func(t *testing.T) {
+				if got := calls(t, src, tt.filter); !slices.Equal(got, tt.want) {
+					t.Errorf("selected\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+				}
+			})
+		}
+	}
+	t.Run("both sources give the same records", func(t *testing.T) {
+		ids := map[string][]string{}
+		for name, src := range sources {
+			_ = trail.Collect(context.Background(), src, audit.Filter{Until: cutoff.Add(time.Hour)}, func(e *audit.Event) error {
+				if e.EventSource != "cloudtrail.amazonaws.com" {
+					ids[name] = append(ids[name], e.EventID+" "+e.EventTime.Format(time.RFC3339Nano)+" "+e.UserIdentity.ARN+" "+e.ErrorCode)
+				}
+				return nil
+			})
+			slices.Sort(ids[name])
+		}
+		if len(ids["audit log"]) < 15 || !slices.Equal(ids["audit log"], ids["LookupEvents"]) {
+			t.Errorf("the audit log has\n  %s\nLookupEvents gave\n  %s", strings.Join(ids["audit log"], "\n  "), strings.Join(ids["LookupEvents"], "\n  "))
+		}
+	})
+}
