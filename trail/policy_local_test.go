@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -103,13 +101,9 @@ func TestPolicyFromLeashLocalLogCutsAUserDownToItsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.Open(filepath.Join(dir, audit.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
 	var events []*audit.Event
-	if _, err := audit.Read(f, audit.Filter{Principal: "arn:aws:iam::111122223333:user/ci"}, func(e *audit.Event) error {
+	src := LocalLog{Dir: dir, Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }}
+	if err := Collect(ctx, src, audit.Filter{Principal: "arn:aws:iam::111122223333:user/ci"}, func(e *audit.Event) error {
 		events = append(events, e)
 		return nil
 	}); err != nil {
