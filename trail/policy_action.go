@@ -94,14 +94,13 @@ var s3VersionActions = map[string]string{
 var lambdaVersion = regexp.MustCompile(`[0-9]{8}(v[0-9]+)?$`)
 
 // eventAction is the IAM action an event's call needed, as "svc:Name"
-// before it is checked against the catalog: the event source's service
-// prefix and the event name, mapped where AWS documents another name.
+// before it is checked against the catalog: the call as Action names it,
+// mapped where AWS documents another service prefix or action name.
 func eventAction(e *audit.Event, params map[string]any) string {
-	prefix := strings.TrimSuffix(e.EventSource, ".amazonaws.com")
+	prefix, name, _ := strings.Cut(Action(e), ":")
 	if p, ok := servicePrefixes[prefix]; ok {
 		prefix = p
 	}
-	name := e.EventName
 	switch prefix {
 	case "s3":
 		if a, ok := s3Actions[name]; ok {
