@@ -71,18 +71,19 @@ func Policy(events []*audit.Event) (*policy.Document, []Note, error) {
 	grants := map[string]map[string]bool{} // action -> resources
 	notes := newNoteSet()
 	for _, e := range events {
-		g := grantOf(cat, e)
-		if g.note != "" {
-			notes.add(g.kind, g.action, g.note)
-		}
-		if g.resources == nil {
-			continue
-		}
-		if grants[g.action] == nil {
-			grants[g.action] = map[string]bool{}
-		}
-		for _, r := range g.resources {
-			grants[g.action][r] = true
+		for _, g := range grantsOf(cat, e) {
+			if g.note != "" {
+				notes.add(g.kind, g.action, g.note)
+			}
+			if g.resources == nil {
+				continue
+			}
+			if grants[g.action] == nil {
+				grants[g.action] = map[string]bool{}
+			}
+			for _, r := range g.resources {
+				grants[g.action][r] = true
+			}
 		}
 	}
 	if len(grants) == 0 {
@@ -114,14 +115,25 @@ type grant struct {
 	note      string
 }
 
-func grantOf(cat *catalog.Catalog, e *audit.Event) grant {
+// grantsOf is what one event proves: a grant for each permission its call
+// needed (most calls need one).
+func grantsOf(cat *catalog.Catalog, e *audit.Event) []grant {
 	var params map[string]any
 	if len(e.RequestParameters) > 0 {
 		// A field that is not an object (null, or a value leash local
 		// truncated) names nothing.
 		_ = json.Unmarshal(e.RequestParameters, &params)
 	}
-	name := eventAction(e, params)
+	perms := permissionsOf(e, params)
+	out := make([]grant, len(perms))
+	for i, p := range perms {
+		out[i] = grantOf(cat, e, p)
+	}
+	return out
+}
+
+func grantOf(cat *catalog.Catalog, e *audit.Event, p permission) grant {
+	name := p.action
 	a, known := cat.Action(name)
 	if known {
 		name = a.String()
@@ -130,7 +142,7 @@ func grantOf(cat *catalog.Catalog, e *audit.Event) grant {
 	case refused:
 		on := ""
 		if known {
-			if rs, _ := resourcesOf(cat, a, valuesOf(e, params)); rs != nil {
+			if rs, _ := resourcesOf(cat, a, p.values); rs != nil {
 				on = " on " + strings.Join(rs, ", ")
 			}
 		}
@@ -144,7 +156,7 @@ func grantOf(cat *catalog.Catalog, e *audit.Event) grant {
 		return grant{action: e.EventSource + " " + e.EventName, kind: NoteUnknownAction,
 			note: fmt.Sprintf("no IAM action %s in the catalog for %s %s: not granted; add the permission the call needs by hand", name, e.EventSource, e.EventName)}
 	}
-	resources, why := resourcesOf(cat, a, valuesOf(e, params))
+	resources, why := resourcesOf(cat, a, p.values)
 	if resources == nil {
 		return grant{action: name, resources: []string{"*"}, kind: NoteAnyResource,
 			note: fmt.Sprintf(`%s granted on "*": %s; narrow it by hand`, name, why)}

@@ -1,6 +1,7 @@
 package trail
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -19,9 +20,8 @@ var servicePrefixes = map[string]string{"monitoring": "cloudwatch"}
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/using-with-s3-policy-actions.html),
 // which maps each API operation to its policy action; CloudTrail's event
 // name is the operation's name. Operations not listed here need the action
-// of their own name (GetObject needs s3:GetObject), and an operation needing
-// permissions on two resources (CopyObject, UploadPartCopy) has no entry:
-// the catalog does not know its name, so it is noted, not guessed.
+// of their own name (GetObject needs s3:GetObject); the copies, which need
+// a permission on each of two objects, are s3CopyPermissions.
 var s3Actions = map[string]string{
 	"ListObjects":                                 "ListBucket",
 	"ListObjectsV2":                               "ListBucket",
@@ -119,4 +119,52 @@ func eventAction(e *audit.Event, params map[string]any) string {
 		}
 	}
 	return prefix + ":" + name
+}
+
+// permission is one IAM action a call needed, and what the event tells of
+// the resources it needed it on.
+type permission struct {
+	action string
+	values eventValues
+}
+
+// permissionsOf is the permissions an event's call needed: its action on
+// the resources the event names, or for S3's copies, two.
+func permissionsOf(e *audit.Event, params map[string]any) []permission {
+	action := eventAction(e, params)
+	if action == "s3:CopyObject" || action == "s3:UploadPartCopy" {
+		return s3CopyPermissions(e, params)
+	}
+	return []permission{{action: action, values: valuesOf(e, params)}}
+}
+
+// s3CopyPermissions are the permissions of CopyObject and UploadPartCopy,
+// which the S3 page above documents as s3:PutObject on the destination and
+// s3:GetObject on the source (s3:GetObjectVersion for a source version).
+// Each is read from its own request parameters: the destination from
+// bucketName and key, the source from x-amz-copy-source ("bucket/key",
+// URL-encoded, with an optional "?versionId="); the record's resources list
+// both objects and so cannot tell one from the other.
+func s3CopyPermissions(e *audit.Event, params map[string]any) []permission {
+	bare := *e
+	bare.Resources, bare.Resource = nil, ""
+	dest := map[string]any{"bucketName": params["bucketName"], "key": params["key"]}
+	source := map[string]any{}
+	read := "s3:GetObject"
+	if src, ok := params["x-amz-copy-source"].(string); ok {
+		src, version, _ := strings.Cut(strings.TrimPrefix(src, "/"), "?versionId=")
+		if unescaped, err := url.PathUnescape(src); err == nil {
+			src = unescaped
+		}
+		if bucket, key, ok := strings.Cut(src, "/"); ok && bucket != "" && key != "" {
+			source["bucketName"], source["key"] = bucket, key
+		}
+		if version != "" {
+			read = "s3:GetObjectVersion"
+		}
+	}
+	return []permission{
+		{action: "s3:PutObject", values: valuesOf(&bare, dest)},
+		{action: read, values: valuesOf(&bare, source)},
+	}
 }

@@ -139,19 +139,67 @@ func TestGrantOf(t *testing.T) {
 			"ec2:DescribeInstances", "*", ""},
 		{"EC2's DryRunOperation means the permission held: granted", event("ec2", "StopInstances", `{"instancesSet":{"items":[{"instanceId":"i-0abc"}]}}`, failed("Client.DryRunOperation")),
 			"ec2:StopInstances", "arn:aws:ec2:eu-north-1:111122223333:instance/i-0abc", ""},
-		{"an event the catalog has no action for is a note, never a grant", event("s3", "CopyObject", `{"bucketName":"logs","key":"k"}`),
-			"s3.amazonaws.com CopyObject", "", NoteUnknownAction},
+		{"an event the catalog has no action for is a note, never a grant", event("s3", "SelectObjectContent", `{"bucketName":"logs","key":"k"}`),
+			"s3.amazonaws.com SelectObjectContent", "", NoteUnknownAction},
 		{"an unknown service is a note", event("nosuchservice", "DoThing", `{}`),
 			"nosuchservice.amazonaws.com DoThing", "", NoteUnknownAction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			g := grantOf(cat, tt.e)
+			gs := grantsOf(cat, tt.e)
+			if len(gs) != 1 {
+				t.Fatalf("%d grants, want 1: %+v", len(gs), gs)
+			}
+			g := gs[0]
 			if g.action != tt.action || strings.Join(g.resources, " ") != tt.resources || g.kind != tt.kind {
 				t.Errorf("grant = %s on %q, note %q %q;\nwant %s on %q, note kind %q", g.action, strings.Join(g.resources, " "), g.kind, g.note, tt.action, tt.resources, tt.kind)
 			}
 			if (g.kind == "") != (g.note == "") {
 				t.Errorf("note kind %q with text %q", g.kind, g.note)
+			}
+		})
+	}
+}
+
+func TestS3CopiesNeedAPermissionOnEachObject(t *testing.T) {
+	cat := catalog.Default()
+	both := withResources("arn:aws:s3:::src/a.txt", "arn:aws:s3:::src", "arn:aws:s3:::dst/b.txt", "arn:aws:s3:::dst")
+	tests := []struct {
+		rule string
+		e    *audit.Event
+		want string
+	}{
+		{"CopyObject: PutObject on the destination, GetObject on the source, never the other way round",
+			event("s3", "CopyObject", `{"bucketName":"dst","key":"b.txt","x-amz-copy-source":"src/a.txt"}`, both),
+			"s3:PutObject on arn:aws:s3:::dst/b.txt; s3:GetObject on arn:aws:s3:::src/a.txt"},
+		{"a URL-encoded source with a leading slash",
+			event("s3", "CopyObject", `{"bucketName":"dst","key":"b.txt","x-amz-copy-source":"/src/dir%20x/a%2Bb.txt"}`),
+			"s3:PutObject on arn:aws:s3:::dst/b.txt; s3:GetObject on arn:aws:s3:::src/dir x/a+b.txt"},
+		{"a source version needs GetObjectVersion",
+			event("s3", "UploadPartCopy", `{"bucketName":"dst","key":"b.txt","partNumber":"1","x-amz-copy-source":"src/a.txt?versionId=v1"}`),
+			"s3:PutObject on arn:aws:s3:::dst/b.txt; s3:GetObjectVersion on arn:aws:s3:::src/a.txt"},
+		{"no source: GetObject on * with a note",
+			event("s3", "CopyObject", `{"bucketName":"dst","key":"b.txt"}`, both),
+			"s3:PutObject on arn:aws:s3:::dst/b.txt; s3:GetObject on * (any resource)"},
+		{"a refused copy grants neither",
+			event("s3", "CopyObject", `{"bucketName":"dst","key":"b.txt","x-amz-copy-source":"src/a.txt"}`, failed("AccessDenied")),
+			"s3:PutObject (refused); s3:GetObject (refused)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			var got []string
+			for _, g := range grantsOf(cat, tt.e) {
+				s := g.action
+				if g.resources != nil {
+					s += " on " + strings.Join(g.resources, " ")
+				}
+				if g.kind != "" {
+					s += " (" + string(g.kind) + ")"
+				}
+				got = append(got, s)
+			}
+			if strings.Join(got, "; ") != tt.want {
+				t.Errorf("grants = %s\nwant     %s", strings.Join(got, "; "), tt.want)
 			}
 		})
 	}
