@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +74,85 @@ func TestAuditCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAuditOverCloudTrailFiles runs leash audit over the hand-made
+// CloudTrail fixture: the incident question (what did the CI role's
+// sessions issued before the revoke do) as a table and as JSON lines, and
+// the refusals of a LookupEvents trail without a key.
+func TestAuditOverCloudTrailFiles(t *testing.T) {
+	const (
+		fixture = "../trail/testdata/cloudtrail"
+		role    = "arn:aws:iam::111122223333:role/ci/ci-deploy"
+	)
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		status := Run(context.Background(), append([]string{"audit"}, args...), nil, &out, &errOut)
+		return out.String(), errOut.String(), status
+	}
+	t.Run("the table of the old sessions' calls", func(t *testing.T) {
+		out, errOut, status := run("--trail-dir", fixture, "--principal", role, "--issued-before", "2026-11-29T13:00:00Z")
+		if status != ExitOK || errOut != "" {
+			t.Fatalf("status %d, stderr %q", status, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 6 {
+			t.Fatalf("%d lines, want a header and 5 calls:\n%s", len(lines), out)
+		}
+		for _, col := range []string{"TIME", "PRINCIPAL", "SESSION ISSUED", "ACTION", "RESOURCE", "SOURCE IP", "USER AGENT", "ERROR", "DECISION"} {
+			if !strings.Contains(lines[0], col) {
+				t.Errorf("header %q lacks %s", lines[0], col)
+			}
+		}
+		denied := lines[5]
+		for _, want := range []string{"2026-11-29T12:06:30Z", "assumed-role/ci-deploy/gha-run-101", "2026-11-29T12:00:05Z", "s3:GetObject", "arn:aws:s3:::example-prod-secrets/db/password.txt", "192.0.2.10", "aws-cli/2.17.20", "AccessDenied"} {
+			if !strings.Contains(denied, want) {
+				t.Errorf("the denied call's row %q lacks %q", denied, want)
+			}
+		}
+		if strings.Contains(out, "gha-run-102") || strings.Contains(out, "ci-deploy-staging") {
+			t.Errorf("the table has a session it should not:\n%s", out)
+		}
+	})
+	t.Run("JSON lines are the records", func(t *testing.T) {
+		out, _, status := run("--trail-dir", fixture, "--principal", role, "--denied", "--output", "json")
+		if status != ExitOK {
+			t.Fatalf("status %d", status)
+		}
+		var codes []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var e audit.Event
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("line %q is not a record: %v", line, err)
+			}
+			codes = append(codes, e.ErrorCode)
+		}
+		if want := []string{"AccessDenied", "Client.UnauthorizedOperation"}; !slices.Equal(codes, want) {
+			t.Errorf("denied calls' codes %v, want %v", codes, want)
+		}
+	})
+	t.Run("a bad file is reported and skipped", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "torn.json"), []byte(`{"Records":[{"eventID":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, status := run("--trail-dir", dir)
+		if status != ExitOK || !strings.Contains(errOut, "skipped "+filepath.Join(dir, "torn.json")) {
+			t.Errorf("status %d, stderr %q; want 0 and the file reported", status, errOut)
+		}
+	})
+	t.Run("LookupEvents without a key", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		o := auditOptions{fromAWS: true, output: "table", getenv: func(string) string { return "" }}
+		err := runAudit(context.Background(), o, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "--endpoint and --aws call CloudTrail LookupEvents: set AWS_ACCESS_KEY_ID") {
+			t.Errorf("error %v, want one naming the key to set", err)
+		}
+	})
+	t.Run("--trail-dir that is not a folder", func(t *testing.T) {
+		_, errOut, status := run("--trail-dir", filepath.Join(fixture, "README.md"))
+		if status != ExitBadInput || !strings.Contains(errOut, "not a folder") {
+			t.Errorf("status %d, stderr %q", status, errOut)
+		}
+	})
 }

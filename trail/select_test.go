@@ -2,6 +2,8 @@ package trail
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -68,5 +70,37 @@ func TestSelectionOverCloudTrailFiles(t *testing.T) {
 				t.Errorf("selected %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestFolderSkipsBadFiles: a file that is not a CloudTrail log is reported
+// and skipped, and the files around it are still read.
+func TestFolderSkipsBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a/1.json":    `{"Records":[{"eventID":"x-01","eventTime":"2026-11-29T12:00:00Z","userIdentity":{"arn":"arn:aws:iam::111122223333:user/a"}}]}`,
+		"a/2.json":    `{"Records":[{"eventID":"x-02"`,
+		"a/3.json.gz": `not gzip`,
+		"b/4.json":    `{"digestStartTime":"2026-11-29T12:00:00Z"}`,
+		"b/5.json":    `{"Records":[{"eventID":"x-05","eventTime":"2026-11-29T12:00:00Z","userIdentity":{"arn":"arn:aws:iam::111122223333:user/a"}}]}`,
+		"b/notes.txt": `ignored`,
+		"AWSLogs/1/CloudTrail-Digest/us-east-1/d.json": `{"digest":true}`,
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var skipped []string
+	got := ids(t, Folder{Root: dir, Skip: func(what string, _ error) { skipped = append(skipped, filepath.Base(what)) }}, audit.Filter{})
+	if want := []string{"01", "05"}; !slices.Equal(got, want) {
+		t.Errorf("read %v, want %v", got, want)
+	}
+	if want := []string{"2.json", "3.json.gz", "4.json"}; !slices.Equal(skipped, want) {
+		t.Errorf("skipped %v, want %v", skipped, want)
 	}
 }

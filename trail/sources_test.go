@@ -1,7 +1,12 @@
 package trail_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -131,8 +136,9 @@ func calls(t *testing.T, src trail.Source, f audit.Filter) []string {
 }
 
 // TestSourcesAgreeOnALeashLocalIncident reads the same calls from leash
-// local's audit log and from its LookupEvents API, and checks each selection
-// gives exactly the calls it should, from both.
+// local's audit log, from its LookupEvents API and from CloudTrail files
+// holding its records, and checks each selection gives exactly the calls it
+// should, from all three.
 func TestSourcesAgreeOnALeashLocalIncident(t *testing.T) {
 	l, admin, dir, cutoff := incident(t)
 	if err := l.FlushAudit(); err != nil {
@@ -142,6 +148,10 @@ func TestSourcesAgreeOnALeashLocalIncident(t *testing.T) {
 		"audit log":    trail.LocalLog{Dir: dir, Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }},
 		"LookupEvents": trail.NewLookup(trail.LookupConfig{Endpoint: l.URL, Credentials: admin.Provider()}),
 	}
+	// The third source, CloudTrail files, holds the same records as
+	// CloudTrail would deliver them: leash local's log written out as a
+	// gzipped {"Records":[…]} file in the S3 layout.
+	sources["CloudTrail files"] = trail.Folder{Root: asTrailFiles(t, dir), Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }}
 	const (
 		alice = "arn:aws:iam::" + account + ":user/alice"
 		role  = "arn:aws:iam::" + account + ":role/ci/deployer"
@@ -177,7 +187,7 @@ func TestSourcesAgreeOnALeashLocalIncident(t *testing.T) {
 			})
 		}
 	}
-	t.Run("both sources give the same records", func(t *testing.T) {
+	t.Run("all sources give the same records", func(t *testing.T) {
 		ids := map[string][]string{}
 		for name, src := range sources {
 			_ = trail.Collect(context.Background(), src, audit.Filter{Until: cutoff.Add(time.Hour)}, func(e *audit.Event) error {
@@ -188,8 +198,43 @@ func TestSourcesAgreeOnALeashLocalIncident(t *testing.T) {
 			})
 			slices.Sort(ids[name])
 		}
-		if len(ids["audit log"]) < 15 || !slices.Equal(ids["audit log"], ids["LookupEvents"]) {
-			t.Errorf("the audit log has\n  %s\nLookupEvents gave\n  %s", strings.Join(ids["audit log"], "\n  "), strings.Join(ids["LookupEvents"], "\n  "))
+		if len(ids["audit log"]) < 15 {
+			t.Fatalf("the audit log has %d records, want the incident's 15 or more", len(ids["audit log"]))
+		}
+		for name := range sources {
+			if !slices.Equal(ids[name], ids["audit log"]) {
+				t.Errorf("the audit log has\n  %s\n%s gave\n  %s", strings.Join(ids["audit log"], "\n  "), name, strings.Join(ids[name], "\n  "))
+			}
 		}
 	})
+}
+
+// asTrailFiles writes the records of leash local's audit log in dir as one
+// gzipped CloudTrail log file, and returns the folder holding it.
+func asTrailFiles(t *testing.T, dir string) string {
+	t.Helper()
+	var records []*audit.Event
+	if err := trail.Collect(context.Background(), trail.LocalLog{Dir: dir}, audit.Filter{}, func(e *audit.Event) error {
+		records = append(records, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	path := filepath.Join(root, "AWSLogs", account, "CloudTrail", "us-east-1", "2026", "11", "29", account+"_CloudTrail_us-east-1_20261129T1200Z_leashlocal.json.gz")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(gz).Encode(map[string]any{"Records": records}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
