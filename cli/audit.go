@@ -21,7 +21,7 @@ type auditOptions struct {
 	fromAWS                                           bool
 	profile                                           string
 	principal, since, until, issuedBefore, output     string
-	denied                                            bool
+	denied, policy                                    bool
 	getenv                                            func(string) string
 }
 
@@ -53,7 +53,13 @@ ARN selects the calls of its assumed-role sessions; a user's ARN its own calls,
 those of its GetSessionToken sessions and of the federated users it issued; an
 assumed-role session's ARN that one session. After a revoke, --issued-before
 keeps only calls made with sessions issued before the revoke: what the
-sessions it ended did. Secrets are never recorded.`),
+sessions it ended did. Secrets are never recorded.
+
+--policy prints instead the identity policy that allows exactly the selected
+calls that passed authorization (each IAM action on the resources it named),
+and on stderr the calls it leaves out (refused ones are never granted) and
+the grants wider than observed (an action on "*" where the event does not
+tell its resources), to narrow by hand.`),
 		Example: example(
 			"# Everything alice did in the last hour, in leash local",
 			"leash audit --data ./leash-data --principal arn:aws:iam::111122223333:user/alice --since 1h",
@@ -65,9 +71,18 @@ sessions it ended did. Secrets are never recorded.`),
 			"# Denied calls since a time, through leash local's LookupEvents, as JSON lines",
 			"leash audit --endpoint http://127.0.0.1:4566 --credentials-file leash-data/admin-credentials \\",
 			"  --since 2026-11-29T12:00:00Z --denied --output json",
+			"",
+			"# The least-privilege policy of what the CI role used, and what its current policy grants beyond it",
+			"leash audit --trail-dir ./trail --principal arn:aws:iam::111122223333:role/ci/ci-deploy --policy > used.json",
+			"leash diff --principal arn:aws:iam::111122223333:role/ci/ci-deploy used.json current.json",
 		),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.policy {
+				if err := checkPolicyFlags(o, cmd.Flags().Changed("output")); err != nil {
+					return err
+				}
+			}
 			return runAudit(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -84,6 +99,7 @@ sessions it ended did. Secrets are never recorded.`),
 	fl.StringVar(&o.until, "until", "", "only calls before `TIME`, like --since (e.g. --until 2026-11-29T13:00:00Z)")
 	fl.StringVar(&o.issuedBefore, "issued-before", "", "only calls made with sessions issued before `TIME`, like --since (e.g. --issued-before 2026-11-29T13:00:00Z)")
 	fl.BoolVar(&o.denied, "denied", false, "only refused calls (e.g. --denied)")
+	fl.BoolVar(&o.policy, "policy", false, "print the least-privilege policy of the selected calls instead of the calls, and on stderr what it leaves out (e.g. --principal ARN --policy > used.json)")
 	fl.StringVar(&o.output, "output", "table", "output `FORMAT`: table, or json for JSON lines of the records (e.g. --output json)")
 	return cmd
 }
@@ -98,6 +114,9 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 	})
 	if err != nil {
 		return err
+	}
+	if o.policy {
+		return writeObservedPolicy(ctx, src, f, stdout, stderr)
 	}
 	p, err := trail.NewPrinter(stdout, o.output)
 	if err != nil {

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/trail"
+)
+
+// checkPolicyFlags refuses the flags that --policy cannot honour: a policy
+// is one principal's, is printed as policy JSON, and is made of the calls
+// that were allowed, which --denied would leave out.
+func checkPolicyFlags(o auditOptions, outputSet bool) error {
+	switch {
+	case o.principal == "":
+		return &inputerr.Error{Source: "--policy", Msg: "needs --principal: a policy is for one principal; give the role or user whose calls it should allow (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)"}
+	case o.denied:
+		return &inputerr.Error{Source: "--policy", Msg: "--denied keeps only refused calls, and --policy grants none of those: drop --denied (the refused calls are listed on stderr)"}
+	case outputSet:
+		return &inputerr.Error{Source: "--policy", Msg: "prints the policy as JSON; --output formats the list of calls: drop --output"}
+	}
+	return nil
+}
+
+// writeObservedPolicy prints the policy of the selected calls on stdout and
+// its notes on stderr, so that stdout can be saved as a policy file.
+func writeObservedPolicy(ctx context.Context, src trail.Source, f audit.Filter, stdout, stderr io.Writer) error {
+	var events []*audit.Event
+	if err := trail.Collect(ctx, src, f, func(e *audit.Event) error {
+		c := *e
+		events = append(events, &c)
+		return nil
+	}); err != nil {
+		return err
+	}
+	doc, notes, err := trail.Policy(events)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "leash audit: %s\n", n)
+	}
+	if errors.Is(err, trail.ErrNothingGranted) {
+		return &inputerr.Error{Source: "--policy", Msg: fmt.Sprintf("%d calls selected: %v", len(events), err)}
+	}
+	if err != nil {
+		return err
+	}
+	compact, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = stdout.Write(out.Bytes())
+	return err
+}
