@@ -36,6 +36,7 @@ const (
 // leash local from a file), and an administrator to revoke with.
 type incident struct {
 	l         *localaws.Loopback
+	cfg       localaws.Config
 	adminFile string
 	admin     *iam.Client
 	ghKey     *rsa.PrivateKey
@@ -55,24 +56,44 @@ func startIncident(t *testing.T) *incident {
 	if err := os.WriteFile(jwksFile, jwks, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "data"), AccountID: incidentAccount,
-		JWKSFiles: map[string]string{githubIssuer: jwksFile}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	adminKey, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &incident{l: l, adminFile: l.AdminCredentialsPath(), ghKey: key,
-		admin: iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: adminKey.Provider(), RetryMaxAttempts: 1})}
+	in := &incident{ghKey: key, cfg: localaws.Config{DataDir: filepath.Join(dir, "data"), AccountID: incidentAccount,
+		JWKSFiles: map[string]string{githubIssuer: jwksFile}}}
+	in.start(t)
+	t.Cleanup(func() { _ = in.l.Stop() })
 	ctx := context.Background()
 	if _, err := in.admin.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
 		Url: aws.String(githubIssuer), ClientIDList: []string{"sts.amazonaws.com"}}); err != nil {
 		t.Fatal(err)
 	}
 	return in
+}
+
+// start starts leash local on the incident's data folder with its
+// configuration (the clock offset included).
+func (in *incident) start(t *testing.T) {
+	t.Helper()
+	l, err := localaws.StartLoopback(in.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminKey, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.l, in.adminFile = l, l.AdminCredentialsPath()
+	in.admin = iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: adminKey.Provider(), RetryMaxAttempts: 1})
+}
+
+// restartAt stops leash local and starts it again on the same folder with
+// its clock set so that the endpoint's time is at (give or take the
+// seconds the restart takes).
+func (in *incident) restartAt(t *testing.T, at time.Time) {
+	t.Helper()
+	if err := in.l.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	in.cfg.ClockOffset = time.Until(at)
+	in.start(t)
 }
 
 // ciRole creates a role trusted as examples/ci-role/trust.json trusts
