@@ -31,20 +31,19 @@ func checkPolicyFlags(o auditOptions, outputSet bool) error {
 // writeObservedPolicy prints the policy of the selected calls on stdout and
 // its notes on stderr, so that stdout can be saved as a policy file.
 func writeObservedPolicy(ctx context.Context, src trail.Source, f audit.Filter, stdout, stderr io.Writer) error {
-	var events []*audit.Event
+	b := trail.NewPolicyBuilder()
 	if err := trail.Collect(ctx, src, f, func(e *audit.Event) error {
-		c := *e
-		events = append(events, &c)
+		b.Add(e)
 		return nil
 	}); err != nil {
 		return err
 	}
-	doc, notes, err := trail.Policy(events)
+	doc, notes, err := b.Policy()
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "leash audit: %s\n", n)
 	}
 	if errors.Is(err, trail.ErrNothingGranted) {
-		return &inputerr.Error{Source: "--policy", Msg: fmt.Sprintf("%d calls selected: %v", len(events), err)}
+		return &inputerr.Error{Source: "--policy", Msg: fmt.Sprintf("%d calls selected: %v", b.Events(), err)}
 	}
 	if err != nil {
 		return err

@@ -67,38 +67,65 @@ func (n Note) String() string {
 // resources sorted within each. The policy is never widened to fit IAM's
 // size limit; a note says when it is over.
 func Policy(events []*audit.Event) (*policy.Document, []Note, error) {
-	cat := catalog.Default()
-	grants := map[string]map[string]bool{} // action -> resources
-	notes := newNoteSet()
+	b := NewPolicyBuilder()
 	for _, e := range events {
-		for _, g := range grantsOf(cat, e) {
-			if g.note != "" {
-				notes.add(g.kind, g.action, g.note)
-			}
-			if g.resources == nil {
-				continue
-			}
-			if grants[g.action] == nil {
-				grants[g.action] = map[string]bool{}
-			}
-			for _, r := range g.resources {
-				grants[g.action][r] = true
-			}
+		b.Add(e)
+	}
+	return b.Policy()
+}
+
+// PolicyBuilder makes Policy's policy from events given one at a time, so
+// that a trail of millions of calls is read once and only what it grants
+// is kept: memory grows with the distinct grants, not with the calls.
+type PolicyBuilder struct {
+	cat    *catalog.Catalog
+	grants map[string]map[string]bool // action -> resources
+	notes  *noteSet
+	events int
+}
+
+// NewPolicyBuilder returns a builder with no events.
+func NewPolicyBuilder() *PolicyBuilder {
+	return &PolicyBuilder{cat: catalog.Default(), grants: map[string]map[string]bool{}, notes: newNoteSet()}
+}
+
+// Add records what one event proves. It keeps nothing of e.
+func (b *PolicyBuilder) Add(e *audit.Event) {
+	b.events++
+	for _, g := range grantsOf(b.cat, e) {
+		if g.note != "" {
+			b.notes.add(g.kind, g.action, g.note)
+		}
+		if g.resources == nil {
+			continue
+		}
+		if b.grants[g.action] == nil {
+			b.grants[g.action] = map[string]bool{}
+		}
+		for _, r := range g.resources {
+			b.grants[g.action][r] = true
 		}
 	}
-	if len(grants) == 0 {
-		return nil, notes.sorted(), ErrNothingGranted
+}
+
+// Events is how many events were added.
+func (b *PolicyBuilder) Events() int { return b.events }
+
+// Policy is the policy of the events added so far, and its notes.
+func (b *PolicyBuilder) Policy() (*policy.Document, []Note, error) {
+	if len(b.grants) == 0 {
+		return nil, b.notes.sorted(), ErrNothingGranted
 	}
-	doc := document(grants)
+	doc := document(b.grants)
 	size, err := Size(doc)
 	if err != nil {
 		return nil, nil, err
 	}
 	if size > ManagedPolicyLimit {
-		notes.add(NoteTooLarge, "", fmt.Sprintf("the policy is %d characters, over IAM's limit of %d for a managed policy: split its statements across several managed policies (each statement is whole), it was not widened to fit",
+		b.notes.add(NoteTooLarge, "", fmt.Sprintf("the policy is %d characters, over IAM's limit of %d for a managed policy: split its statements across several managed policies (each statement is whole), it was not widened to fit",
 			size, ManagedPolicyLimit))
 	}
-	return doc, notes.sorted(), nil
+	return doc, b.notes.sorted(), nil
 }
 
 // ErrNothingGranted is Policy's error when no event passed authorization:
