@@ -6,6 +6,7 @@ package apiserver
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,22 @@ type Options struct {
 	Scheme *runtime.Scheme
 	// CRDDirs are folders of CRD manifests to install; each must exist.
 	CRDDirs []string
+	// Issuer, when set, makes the API server sign service account tokens
+	// (the TokenRequest API, projected tokens) as this OIDC issuer instead
+	// of envtest's own.
+	Issuer *Issuer
+}
+
+// Issuer is a service-account token issuer: its URL (the tokens' iss), the
+// private key that signs them, and the public keys that verify them (the
+// current key and any older one still published).
+type Issuer struct {
+	URL            string
+	SigningKeyFile string
+	PublicKeyFiles []string
+	// Audiences are the API server's own audiences (--api-audiences);
+	// empty means the issuer URL.
+	Audiences []string
 }
 
 // Server is a running API server.
@@ -66,6 +83,17 @@ func Start(t testing.TB, o Options) *Server {
 		CRDDirectoryPaths:     o.CRDDirs,
 		ErrorIfCRDPathMissing: len(o.CRDDirs) > 0,
 		Scheme:                o.Scheme,
+	}
+	if is := o.Issuer; is != nil {
+		args := env.ControlPlane.GetAPIServer().Configure()
+		args.Set("service-account-issuer", is.URL)
+		args.Set("service-account-signing-key-file", is.SigningKeyFile)
+		args.Set("service-account-key-file", is.PublicKeyFiles...)
+		audiences := is.Audiences
+		if len(audiences) == 0 {
+			audiences = []string{is.URL}
+		}
+		args.Set("api-audiences", strings.Join(audiences, ","))
 	}
 	start := time.Now()
 	cfg, err := env.Start()
