@@ -26,7 +26,8 @@ func ProviderARN(account, issuerURL string) (string, error) {
 
 // ConditionPrefix is the issuer as IAM spells it in a trust policy's
 // condition keys (PREFIX:sub, PREFIX:aud): host and path, no scheme, no
-// trailing slash. The issuer must be an https URL with no query, fragment or
+// trailing slash, the host as given (STS matches a token's iss to the
+// provider as spelled, so leash does not fold case). The issuer must be an https URL with no query, fragment or
 // user info, since IAM accepts no other and STS would never match its tokens.
 func ConditionPrefix(issuerURL string) (string, error) {
 	u, err := url.Parse(issuerURL)
@@ -45,7 +46,7 @@ func ConditionPrefix(issuerURL string) (string, error) {
 	case u.Fragment != "":
 		return "", fmt.Errorf("issuer URL %q has a fragment: give it as https://HOST[/PATH]", issuerURL)
 	}
-	return strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/"), nil
+	return strings.TrimSuffix(u.Host+u.Path, "/"), nil
 }
 
 func validAccount(account string) bool {

@@ -14,7 +14,7 @@ func TestConditionPrefix(t *testing.T) {
 		{name: "path kept", issuer: "https://s3.amazonaws.com/bucket/cluster", want: "s3.amazonaws.com/bucket/cluster"},
 		{name: "path trailing slash dropped", issuer: "https://s3.amazonaws.com/bucket/cluster/", want: "s3.amazonaws.com/bucket/cluster"},
 		{name: "port kept", issuer: "https://127.0.0.1:8443/issuer", want: "127.0.0.1:8443/issuer"},
-		{name: "host lowercased", issuer: "https://OIDC.Example.com/Path", want: "oidc.example.com/Path"},
+		{name: "case kept as the token spells it", issuer: "https://OIDC.Example.com/Path", want: "OIDC.Example.com/Path"},
 		{name: "http refused", issuer: "http://oidc.example.com", errHas: "https"},
 		{name: "no scheme refused", issuer: "oidc.example.com/x", errHas: "https"},
 		{name: "query refused", issuer: "https://oidc.example.com/?a=b", errHas: "query"},
