@@ -40,6 +40,7 @@ func (p *Provisioner) proveRole(ctx context.Context, rc *rootClient, cr *leashv1
 	pctx, cancel := context.WithTimeout(ctx, p.cfg.ProofTimeout)
 	defer cancel()
 	wait := 250 * time.Millisecond
+	var refused *Failure // STS's last refusal, reported when time runs out
 	for {
 		key, err := rc.iam.AssumeRoleWithWebIdentity(pctx, r.arn, proofSession, token, 0)
 		if err == nil {
@@ -52,10 +53,16 @@ func (p *Provisioner) proveRole(ctx context.Context, rc *rootClient, cr *leashv1
 			}
 			return nil
 		}
-		if f := proofFailure(err, p.cfg.OIDCIssuer, ns, sa, r.arn); f != nil && (f.Reason != "TrustRefused" || pctx.Err() != nil) {
-			return f
+		if f := proofFailure(err, p.cfg.OIDCIssuer, ns, sa, r.arn); f != nil {
+			if f.Reason != "TrustRefused" {
+				return f
+			}
+			refused = f
 		}
 		if pctx.Err() != nil {
+			if refused != nil {
+				return refused
+			}
 			return fmt.Errorf("prove role %s within %v: %w", r.arn, p.cfg.ProofTimeout, err)
 		}
 		if !iamclient.IsAccessDenied(err) && !iamclient.IsInvalidKey(err) {
