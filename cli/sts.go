@@ -29,7 +29,9 @@ same calls work against AWS and leash local (--endpoint).`),
 	// Subcommands of leash sts: add each one to this list (one per line keeps
 	// merges of parallel additions apart).
 	cmd.AddCommand(
-	// sts subcommands
+		newSTSCreateIssuer(),
+		newSTSRotateKey(),
+		newSTSCreateProvider(),
 	)
 	return cmd
 }
