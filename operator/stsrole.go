@@ -11,7 +11,6 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
-	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/policy"
 )
@@ -58,10 +57,6 @@ func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsReques
 	if p.cfg.OIDCIssuer == "" {
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCIssuerMissing",
 			Message: "STS mode without spec.providerSpec.stsIAMRoleARN: leash makes the role, and needs the cluster's service-account issuer to trust; start the operator with --oidc-issuer URL (the kube-apiserver's --service-account-issuer), or give stsIAMRoleARN"}
-	}
-	if len(cr.Spec.ServiceAccountNames) == 0 {
-		return &inputerr.Error{Field: "spec.serviceAccountNames",
-			Msg: "is empty; list the ServiceAccounts (in spec.secretRef.namespace) whose tokens may assume the role leash makes"}
 	}
 	rc, _, err := p.rootClient(ctx)
 	if err != nil {
@@ -136,11 +131,7 @@ func (p *Provisioner) roleTrust(cr *leashv1.CredentialsRequest, root iamclient.I
 	prefix, _ := oidcissuer.ConditionPrefix(p.cfg.OIDCIssuer)
 	ns := cr.Spec.SecretRef.Namespace
 	subs := make([]string, len(cr.Spec.ServiceAccountNames))
-	for i, sa := range cr.Spec.ServiceAccountNames {
-		if sa == "" || strings.ContainsAny(sa, ":/ ") {
-			return "", nil, &inputerr.Error{Field: fmt.Sprintf("spec.serviceAccountNames[%d]", i),
-				Msg: fmt.Sprintf("%q is not a ServiceAccount name; give the name alone (its namespace is spec.secretRef.namespace)", sa)}
-		}
+	for i, sa := range cr.Spec.ServiceAccountNames { // checked by checkRoleRequest
 		subs[i] = "system:serviceaccount:" + ns + ":" + sa
 	}
 	var sub any = subs
