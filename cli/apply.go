@@ -95,7 +95,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	if err := o.cfg.Validate(); err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
-	prov, stop, err := o.where.provisioner(o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
+	prov, stop, err := o.where.provisioner(ctx, o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
 	if err != nil {
 		return err
 	}

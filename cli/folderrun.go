@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/spf13/pflag"
 
 	"leash.dev/leash/iamclient"
@@ -20,6 +22,10 @@ import (
 // key in the environment; the Secrets are written as manifests under out.
 type folderTarget struct {
 	out, data, endpoint, target string
+	// access, when its --credentials-file or --profile is given, is the
+	// key to provision with, at --endpoint or in AWS (commands that do
+	// not add those flags leave it empty).
+	access iamAccess
 }
 
 // addFlags adds --out, --data, --target and --endpoint.
@@ -34,8 +40,11 @@ func (t *folderTarget) addFlags(f *pflag.FlagSet) {
 // embedded endpoint when it is the target, and returns the provisioner for
 // cfg over cluster, whose Dir is set to out, and the function that stops
 // what was started.
-func (t *folderTarget) provisioner(cfg operator.Config, cluster operator.FolderCluster, events operator.Recorder) (*operator.Provisioner, func(), error) {
+func (t *folderTarget) provisioner(ctx context.Context, cfg operator.Config, cluster operator.FolderCluster, events operator.Recorder) (*operator.Provisioner, func(), error) {
 	stop := func() {}
+	if t.access.credentialsFile != "" || t.access.profile != "" {
+		return t.withCredentials(ctx, cfg, cluster, events)
+	}
 	if t.target == "" {
 		t.target = "local"
 		if os.Getenv("AWS_ACCESS_KEY_ID") != "" {
@@ -71,6 +80,40 @@ func (t *folderTarget) provisioner(cfg operator.Config, cluster operator.FolderC
 	default:
 		return nil, stop, &inputerr.Error{Msg: fmt.Sprintf("--target %q: use local or aws", t.target)}
 	}
+	prov, err := t.newProvisioner(cfg, root, iamCfg, cluster, events)
+	if err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return prov, stop, nil
+}
+
+// withCredentials provisions with the key --credentials-file or --profile
+// names, at --endpoint or in AWS: the embedded endpoint has its own
+// administrator, whose key is under --data.
+func (t *folderTarget) withCredentials(ctx context.Context, cfg operator.Config, cluster operator.FolderCluster, events operator.Recorder) (*operator.Provisioner, func(), error) {
+	none := func() {}
+	if t.target == "local" && t.endpoint == "" {
+		return nil, none, &inputerr.Error{Msg: "--credentials-file and --profile name the key to call --endpoint or AWS with; the embedded endpoint (--target local without --endpoint) uses its administrator's key under --data: leave them out, or give --endpoint"}
+	}
+	t.access.endpoint = t.endpoint
+	creds, err := t.access.credentials(ctx)
+	if err != nil {
+		return nil, none, err
+	}
+	source := "--credentials-file " + t.access.credentialsFile
+	if t.access.profile != "" {
+		source = "--profile " + t.access.profile
+	}
+	if t.out == "" {
+		t.out = "secrets"
+	}
+	iamCfg := iamclient.Config{Endpoint: t.endpoint, Region: os.Getenv("AWS_REGION"), HTTPClient: iamclient.NewHTTPClient(1)}
+	prov, err := t.newProvisioner(cfg, credentialsRoot{creds: creds, source: source}, iamCfg, cluster, events)
+	return prov, none, err
+}
+
+func (t *folderTarget) newProvisioner(cfg operator.Config, root operator.RootSource, iamCfg iamclient.Config, cluster operator.FolderCluster, events operator.Recorder) (*operator.Provisioner, error) {
 	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
 		c := iamCfg
 		c.Credentials = key.Provider()
@@ -79,8 +122,28 @@ func (t *folderTarget) provisioner(cfg operator.Config, cluster operator.FolderC
 	cluster.Dir = t.out
 	prov, err := operator.NewProvisioner(cfg, root, newIAM, cluster, events)
 	if err != nil {
-		stop()
-		return nil, func() {}, &inputerr.Error{Msg: err.Error()}
+		return nil, &inputerr.Error{Msg: err.Error()}
 	}
-	return prov, stop, nil
+	return prov, nil
+}
+
+// credentialsRoot is the root key from an SDK credentials provider (a
+// profile, SSO, a role chain): retrieved at each use, so that temporary
+// credentials are refreshed as the SDK refreshes them.
+type credentialsRoot struct {
+	creds  aws.CredentialsProvider
+	source string
+}
+
+// Root implements operator.RootSource.
+func (r credentialsRoot) Root(ctx context.Context) (operator.Root, error) {
+	c, err := r.creds.Retrieve(ctx)
+	if err != nil {
+		return operator.Root{}, fmt.Errorf("%s: %w", r.source, err)
+	}
+	key := iamclient.AccessKey{ID: c.AccessKeyID, Secret: iamclient.NewSecret(c.SecretAccessKey)}
+	if c.SessionToken != "" {
+		key.SessionToken = iamclient.NewSecret(c.SessionToken)
+	}
+	return operator.Root{Key: key, Version: c.AccessKeyID, Source: r.source}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,8 @@ func (o *stsRolesOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&o.dir, "filename", "f", "", "folder `DIR` of CredentialsRequest manifests (*.yaml, *.yml; other kinds are skipped)")
 	o.where.addFlags(f)
+	o.where.access.getenv = os.Getenv
+	o.where.access.addCredentialFlags(f)
 	f.StringVar(&o.cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes the roles and tags them (letters, digits, - _ .); delete needs the one create-roles was given")
 }
 
@@ -53,6 +56,12 @@ exists with the audience among its client IDs (leash sts create-provider
 makes it): bad input makes nothing. A role of the same name that leash did
 not make for the request is refused, never adopted. Running it again changes
 only what the requests changed. leash sts delete removes what it made.
+
+Where: with no AWS configured, the embedded local endpoint with its state
+under --data; --endpoint, a running leash local (its administrator's key from
+--data); with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set (or --target
+aws), AWS. --credentials-file or --profile name another key to provision
+with, at --endpoint or in AWS.
 
 Exit status: 0 when every request has its role and Secret, 1 when one does
 not, 2 on bad input.`),
@@ -107,7 +116,7 @@ deletion failed, 2 on bad input.`),
 }
 
 // start reads the folder and returns the provisioner in STS mode over it.
-func (o *stsRolesOptions) start(stderr io.Writer) ([]*leashv1.CredentialsRequest, *operator.Provisioner, func(), error) {
+func (o *stsRolesOptions) start(ctx context.Context, stderr io.Writer) ([]*leashv1.CredentialsRequest, *operator.Provisioner, func(), error) {
 	if o.dir == "" {
 		return nil, nil, nil, &inputerr.Error{Msg: "-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
 	}
@@ -119,7 +128,7 @@ func (o *stsRolesOptions) start(stderr io.Writer) ([]*leashv1.CredentialsRequest
 	if err := o.cfg.Validate(); err != nil {
 		return nil, nil, nil, &inputerr.Error{Msg: err.Error()}
 	}
-	prov, stop, err := o.where.provisioner(o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
+	prov, stop, err := o.where.provisioner(ctx, o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -133,7 +142,7 @@ func runSTSCreateRoles(ctx context.Context, stdout, stderr io.Writer, o stsRoles
 	if o.cfg.Audience == "" {
 		return &inputerr.Error{Source: "--audience", Msg: "is empty: leave it out for " + operator.DefaultAudience + ", or give the audience the pods' tokens carry"}
 	}
-	requests, prov, stop, err := o.start(stderr)
+	requests, prov, stop, err := o.start(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -195,7 +204,7 @@ func failureText(err error) string {
 }
 
 func runSTSDelete(ctx context.Context, stdout, stderr io.Writer, o stsRolesOptions) error {
-	requests, prov, stop, err := o.start(stderr)
+	requests, prov, stop, err := o.start(ctx, stderr)
 	if err != nil {
 		return err
 	}

@@ -214,7 +214,9 @@ func TestSTSCreateRolesExamplesPassCheck(t *testing.T) {
 
 	// Again: nothing changes in IAM (the only lines are the skipped
 	// proofs, there being no API server to ask for a token).
-	again, stderr2, code := e.createRoles(t, examples)
+	// With the administrator's key named by --credentials-file instead
+	// of --data's, the same roles are found.
+	again, stderr2, code := run(t, append([]string{"sts", "create-roles", "-f", examples, "--oidc-issuer", testIssuer, "--out", e.out}, e.read...)...)
 	if code != 0 {
 		t.Fatalf("second create-roles: exit %d\n%s%s", code, again, stderr2)
 	}
