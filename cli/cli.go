@@ -84,7 +84,7 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	// the only one without examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke())
+	root.AddCommand(newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS())
 	return root
 }
 
