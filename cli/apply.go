@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -16,12 +17,14 @@ import (
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/operator"
 )
 
 func newApply() *cobra.Command {
 	var (
 		dir, out, data, endpoint, mode, target string
+		issuerDir                              string
 		cfg                                    operator.Config
 		guard                                  guardrailFlags
 	)
@@ -66,7 +69,7 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 				return err
 			}
 			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
-				dir: dir, out: out, data: data, endpoint: endpoint, target: target, cfg: cfg,
+				dir: dir, out: out, data: data, endpoint: endpoint, target: target, cfg: cfg, issuerDir: issuerDir,
 			})
 		},
 	}
@@ -76,7 +79,10 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 	f.StringVar(&data, "data", "leash-data", "folder `DIR` of the embedded local endpoint's state")
 	f.StringVar(&target, "target", "", "where to provision: local (the embedded endpoint) or aws; default aws when AWS_ACCESS_KEY_ID is set, else local")
 	f.StringVar(&endpoint, "endpoint", "", "`URL` of a running leash local, instead of the embedded one (its admin credentials from --data)")
-	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough or Manual")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough, Manual or STS")
+	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", "", "the cluster's service-account issuer `URL`: the roles STS mode makes trust its IAM OIDC provider (default: --oidc-issuer-dir's)")
+	f.StringVar(&cfg.Audience, "oidc-audience", operator.DefaultAudience, "token `AUDIENCE` the roles STS mode makes trust")
+	f.StringVar(&issuerDir, "oidc-issuer-dir", "", "issuer folder `DIR` (leash sts create-issuer --out): its key signs the token that proves each made role before its Secret is written; without it the proof is skipped")
 	f.StringVar(&cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and tags them (letters, digits, - _ .)")
 	f.DurationVar(&cfg.RotateAfter, "rotate-after", 0, "maximum `AGE` of a minted key before apply replaces it (e.g. 720h; 0 never)")
 	f.StringVar(&cfg.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
@@ -87,6 +93,8 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 type applyOptions struct {
 	dir, out, data, endpoint, target string
 	cfg                              operator.Config
+	// issuerDir is the issuer folder whose key signs the proofs' tokens.
+	issuerDir string
 }
 
 // errNotReady is apply's "no": some request is not ready.
@@ -99,6 +107,25 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return &inputerr.Error{Msg: err.Error()}
+	}
+	// The issuer folder's key signs the proofs' tokens; the embedded
+	// endpoint reads its key set, as it cannot fetch the issuer's.
+	var signToken func(namespace, name, audience string, expiry time.Duration) (string, error)
+	var jwks map[string]string
+	if o.issuerDir != "" {
+		signer, err := loadIssuerSigner(o.issuerDir)
+		if err != nil {
+			return &inputerr.Error{Msg: "--oidc-issuer-dir: " + err.Error()}
+		}
+		switch o.cfg.OIDCIssuer {
+		case "":
+			o.cfg.OIDCIssuer = signer.url
+		case signer.url:
+		default:
+			return &inputerr.Error{Msg: fmt.Sprintf("--oidc-issuer %s is not the issuer of --oidc-issuer-dir %s (%s); give one of them, or the same issuer", o.cfg.OIDCIssuer, o.issuerDir, signer.url)}
+		}
+		signToken = signer.sign
+		jwks = map[string]string{signer.url: oidcissuer.JWKSFile(o.issuerDir)}
 	}
 	if o.target == "" {
 		o.target = "local"
@@ -114,7 +141,7 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 			o.out = filepath.Join(o.data, "secrets")
 		}
 		if o.endpoint == "" {
-			local, err := localaws.StartLoopback(localaws.Config{DataDir: o.data})
+			local, err := localaws.StartLoopback(localaws.Config{DataDir: o.data, JWKSFiles: jwks})
 			if err != nil {
 				return err
 			}
@@ -140,7 +167,8 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 		c.Credentials = key.Provider()
 		return iamclient.New(c)
 	}
-	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out, Requests: requests}, eventPrinter{stderr})
+	folder := operator.FolderCluster{Dir: o.out, Requests: requests, SignToken: signToken}
+	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, folder, eventPrinter{stderr})
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
