@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/spf13/pflag"
@@ -12,6 +13,7 @@ import (
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/operator"
 )
 
@@ -26,6 +28,39 @@ type folderTarget struct {
 	// key to provision with, at --endpoint or in AWS (commands that do
 	// not add those flags leave it empty).
 	access iamAccess
+	// issuerDir is the issuer folder (leash sts create-issuer --out) whose
+	// key signs the tokens that prove made roles; "" skips the proof.
+	issuerDir string
+	// jwks is the issuer's key set for the embedded endpoint, which cannot
+	// fetch it from the issuer URL.
+	jwks map[string]string
+}
+
+// addIssuerDirFlag adds --oidc-issuer-dir.
+func (t *folderTarget) addIssuerDirFlag(f *pflag.FlagSet) {
+	f.StringVar(&t.issuerDir, "oidc-issuer-dir", "", "issuer folder `DIR` (leash sts create-issuer --out): its key signs the token that proves each made role before its Secret is written; without it the proof is skipped")
+}
+
+// issuerSigner reads --oidc-issuer-dir: its issuer becomes cfg's when none
+// is given (another one is refused), its key signs the proofs' tokens, and
+// the embedded endpoint trusts its key set.
+func (t *folderTarget) issuerSigner(cfg *operator.Config) (func(namespace, name, audience string, expiry time.Duration) (string, error), error) {
+	if t.issuerDir == "" {
+		return nil, nil
+	}
+	signer, err := loadIssuerSigner(t.issuerDir)
+	if err != nil {
+		return nil, &inputerr.Error{Msg: "--oidc-issuer-dir: " + err.Error()}
+	}
+	switch cfg.OIDCIssuer {
+	case "":
+		cfg.OIDCIssuer = signer.url
+	case signer.url:
+	default:
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("--oidc-issuer %s is not the issuer of --oidc-issuer-dir %s (%s); give one of them, or the same issuer", cfg.OIDCIssuer, t.issuerDir, signer.url)}
+	}
+	t.jwks = map[string]string{signer.url: oidcissuer.JWKSFile(t.issuerDir)}
+	return signer.sign, nil
 }
 
 // addFlags adds --out, --data, --target and --endpoint.
@@ -42,6 +77,11 @@ func (t *folderTarget) addFlags(f *pflag.FlagSet) {
 // what was started.
 func (t *folderTarget) provisioner(ctx context.Context, cfg operator.Config, cluster operator.FolderCluster, events operator.Recorder) (*operator.Provisioner, func(), error) {
 	stop := func() {}
+	sign, err := t.issuerSigner(&cfg)
+	if err != nil {
+		return nil, stop, err
+	}
+	cluster.SignToken = sign
 	if t.access.credentialsFile != "" || t.access.profile != "" {
 		return t.withCredentials(ctx, cfg, cluster, events)
 	}
@@ -59,7 +99,7 @@ func (t *folderTarget) provisioner(ctx context.Context, cfg operator.Config, clu
 			t.out = filepath.Join(t.data, "secrets")
 		}
 		if t.endpoint == "" {
-			local, err := localaws.StartLoopback(localaws.Config{DataDir: t.data})
+			local, err := localaws.StartLoopback(localaws.Config{DataDir: t.data, JWKSFiles: t.jwks})
 			if err != nil {
 				return nil, stop, err
 			}

@@ -40,6 +40,10 @@ the Secret each names in step with it, in the cluster's mode:
                they allow every requested action on the requested resources
   Manual       the administrator writes the Secret; leash reports what it lacks
                (with spec.providerSpec.stsIAMRoleARN: a web-identity file)
+  STS          a role per request, trusted by the request's serviceAccountNames
+               through the --oidc-issuer's IAM OIDC provider, with exactly the
+               requested policy; a token of the service account is exchanged
+               for a session before the Secret (a web-identity file) names it
 
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
@@ -100,7 +104,9 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	}
 	f := cmd.Flags()
 	f.StringVar(&kubeconfig, "kubeconfig", "", "`FILE` to reach the API server (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
-	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough or Manual")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough, Manual or STS")
+	f.StringVar(&o.Config.OIDCIssuer, "oidc-issuer", "", "the cluster's service-account issuer `URL` (kube-apiserver --service-account-issuer): the roles STS mode makes trust its IAM OIDC provider")
+	f.StringVar(&o.Config.Audience, "oidc-audience", operator.DefaultAudience, "token `AUDIENCE` the roles STS mode makes trust, and their proof asks for")
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")

@@ -48,7 +48,11 @@ ISSUER:aud = --audience. The role's permissions are the request's
 statementEntries, inline or as managed policies when over the inline quota.
 It writes each Secret as a manifest under --out: a credentials file with
 role_arn, web_identity_token_file (the request's cloudTokenPath) and
-sts_regional_endpoints, and no key.
+sts_regional_endpoints, and no key. With --oidc-issuer-dir (the folder
+leash sts create-issuer made), each role is first proven: a token of the
+request's first service account, signed with the issuer's key, is exchanged
+with AssumeRoleWithWebIdentity and the session asked who it is; without it
+the proof is skipped, and each run says so.
 
 Before any IAM call it checks every request (serviceAccountNames listed, the
 statements valid, no mode annotation other than STS) and that the provider
@@ -81,7 +85,8 @@ not, 2 on bad input.`),
 	}
 	o.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.cfg.OIDCIssuer, "oidc-issuer", "", "`URL` of the cluster's service-account issuer (kube-apiserver's --service-account-issuer), https (e.g. --oidc-issuer https://oidc.example.com/prod)")
+	f.StringVar(&o.cfg.OIDCIssuer, "oidc-issuer", "", "`URL` of the cluster's service-account issuer (kube-apiserver's --service-account-issuer), https (e.g. --oidc-issuer https://oidc.example.com/prod; default: --oidc-issuer-dir's)")
+	o.where.addIssuerDirFlag(f)
 	f.StringVar(&o.cfg.Audience, "audience", operator.DefaultAudience, "`AUDIENCE` the roles' trust pins: the audience of the projected tokens, a client ID of the provider")
 	return cmd
 }
@@ -136,8 +141,8 @@ func (o *stsRolesOptions) start(ctx context.Context, stderr io.Writer) ([]*leash
 }
 
 func runSTSCreateRoles(ctx context.Context, stdout, stderr io.Writer, o stsRolesOptions) error {
-	if o.cfg.OIDCIssuer == "" {
-		return &inputerr.Error{Source: "--oidc-issuer", Msg: "is required: the cluster's service-account issuer URL, which the roles trust through its IAM OIDC provider (e.g. --oidc-issuer https://oidc.example.com/prod)"}
+	if o.cfg.OIDCIssuer == "" && o.where.issuerDir == "" {
+		return &inputerr.Error{Source: "--oidc-issuer", Msg: "is required: the cluster's service-account issuer URL, which the roles trust through its IAM OIDC provider (e.g. --oidc-issuer https://oidc.example.com/prod), or its folder with --oidc-issuer-dir"}
 	}
 	if o.cfg.Audience == "" {
 		return &inputerr.Error{Source: "--audience", Msg: "is empty: leave it out for " + operator.DefaultAudience + ", or give the audience the pods' tokens carry"}

@@ -163,8 +163,18 @@ func TestSTSRoleRefusals(t *testing.T) {
 		reason     string
 	}{
 		{name: "no serviceAccountNames is an input error naming the field", reason: "InvalidRequest",
-			arrange: func(t *testing.T, e *env, iss *testIssuerKey, cr *leashv1.CredentialsRequest) { cr.Spec.ServiceAccountNames = nil }},
+			arrange: func(t *testing.T, e *env, iss *testIssuerKey, cr *leashv1.CredentialsRequest) {
+				cr.Spec.ServiceAccountNames = nil
+			}},
 		{name: "no provider for the issuer is OIDCProviderNotFound", noProvider: true, reason: "OIDCProviderNotFound"},
+		{name: "no issuer configured is OIDCIssuerMissing naming the flag", reason: "OIDCIssuerMissing",
+			arrange: func(t *testing.T, e *env, iss *testIssuerKey, cr *leashv1.CredentialsRequest) {
+				e.p = e.provisioner(t, Config{Mode: leashv1.ModeSTS})
+			}},
+		{name: "a token the API server refuses is TokenRequestForbidden", reason: "TokenRequestForbidden",
+			arrange: func(t *testing.T, e *env, iss *testIssuerKey, cr *leashv1.CredentialsRequest) {
+				e.cluster.SignToken = func(string, string, string, time.Duration) (string, error) { return "", ErrTokenForbidden }
+			}},
 		{name: "a trust that refuses the token is TrustRefused", reason: "TrustRefused",
 			arrange: func(t *testing.T, e *env, iss *testIssuerKey, cr *leashv1.CredentialsRequest) {
 				// The proof signs for the first service account; the trust
@@ -195,12 +205,97 @@ func TestSTSRoleRefusals(t *testing.T) {
 			if out.Failure == nil || out.Failure.Reason != c.reason {
 				t.Fatalf("failure = %+v (err %v); want %s", out.Failure, err, c.reason)
 			}
-			if c.reason == "InvalidRequest" && !strings.Contains(out.Failure.Message, "spec.serviceAccountNames") {
-				t.Errorf("message %q does not name spec.serviceAccountNames", out.Failure.Message)
+			for reason, names := range map[string]string{"InvalidRequest": "spec.serviceAccountNames", "OIDCIssuerMissing": "--oidc-issuer"} {
+				if c.reason == reason && !strings.Contains(out.Failure.Message, names) {
+					t.Errorf("message %q does not name %s", out.Failure.Message, names)
+				}
 			}
 			if s, _ := e.cluster.Secret(e.ctx, "apps", "ccm-creds"); s != nil {
 				t.Errorf("Secret written although the role was not proven")
 			}
 		})
+	}
+}
+
+// TestSTSRoleLifecycle follows one request: a statement change rewrites
+// the role's policy, a serviceAccountNames change its trust, Remove deletes
+// the role and its policies, and a role whose request is gone is swept.
+func TestSTSRoleLifecycle(t *testing.T) {
+	e, _ := stsEnv(t, false)
+	cr := stsRequest(t, "ccm", []string{"cloud-controller"}, allow("*", "ec2:DescribeInstances"))
+	e.ready(t, cr)
+	name := userName("unit", "apps", "ccm", "uid-ccm")
+
+	setEntries(t, cr, allow("*", "ec2:DescribeInstances", "ec2:CreateTags"))
+	e.ready(t, cr)
+	doc, err := e.admin.RolePolicy(e.ctx, name, policyName(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	equivalent(t, "updated policy", doc, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["ec2:DescribeInstances","ec2:CreateTags"],"Resource":"*"}]}`, policy.Identity)
+
+	cr.Spec.ServiceAccountNames = []string{"cloud-controller", "other"}
+	e.ready(t, cr)
+	role, err := e.admin.GetRole(e.ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(role.Trust, "system:serviceaccount:apps:other") {
+		t.Errorf("trust after the change = %s; want it to name apps:other", role.Trust)
+	}
+	if !slices.Contains(e.events.reasons("Normal"), "RoleUpdated") {
+		t.Errorf("events %v lack RoleUpdated", e.events.reasons("Normal"))
+	}
+
+	// A policy over the inline quota goes to managed policies attached to
+	// the role, as a minted user's does.
+	var big []leashv1.StatementEntry
+	for i := range 40 {
+		big = append(big, allow("arn:aws:s3:::bucket-with-a-rather-long-name-"+strings.Repeat("x", 10)+"-"+string(rune('a'+i%26))+"/*", "s3:GetObject"))
+	}
+	setEntries(t, cr, big...)
+	e.ready(t, cr)
+	attached, err := e.admin.AttachedRolePolicies(e.ctx, name)
+	if err != nil || len(attached) == 0 {
+		t.Fatalf("attached = %v, %v; want the managed policy", attached, err)
+	}
+	if names, _ := e.admin.RolePolicyNames(e.ctx, name); len(names) != 0 {
+		t.Errorf("inline policies %v stay beside the managed ones", names)
+	}
+
+	if err := e.p.Remove(e.ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.GetRole(e.ctx, name); !iamclient.IsNotFound(err) {
+		t.Errorf("GetRole after Remove: %v; want NoSuchEntity", err)
+	}
+	for _, arn := range attached {
+		if _, err := e.admin.ManagedPolicyDocument(e.ctx, arn); !iamclient.IsNotFound(err) {
+			t.Errorf("policy %s after Remove: %v; want NoSuchEntity", arn, err)
+		}
+	}
+	if s, _ := e.cluster.Secret(e.ctx, "apps", "ccm-creds"); s != nil {
+		t.Errorf("Secret stays after Remove")
+	}
+
+	// The sweep: a made role whose request is gone goes; a live one stays.
+	gone := stsRequest(t, "gone", []string{"sa"}, allow("*", "ec2:DescribeInstances"))
+	live := stsRequest(t, "live", []string{"sa"}, allow("*", "ec2:DescribeInstances"))
+	e.ready(t, gone)
+	e.ready(t, live)
+	e.clock.advance(2 * time.Minute)
+	deleted, err := e.p.Sweep(e.ctx, map[string]bool{"uid-live": true}, time.Minute, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goneName, liveName := userName("unit", "apps", "gone", "uid-gone"), userName("unit", "apps", "live", "uid-live")
+	if !slices.Contains(deleted, goneName) || slices.Contains(deleted, liveName) {
+		t.Errorf("swept %v; want %s and not %s", deleted, goneName, liveName)
+	}
+	if _, err := e.admin.GetRole(e.ctx, goneName); !iamclient.IsNotFound(err) {
+		t.Errorf("swept role: %v; want NoSuchEntity", err)
+	}
+	if _, err := e.admin.GetRole(e.ctx, liveName); err != nil {
+		t.Errorf("live role: %v", err)
 	}
 }

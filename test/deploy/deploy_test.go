@@ -281,6 +281,7 @@ func TestRendered(t *testing.T) {
 			"cloudcredential.openshift.io credentialsrequests/finalizers update",
 			" secrets get list watch create update patch delete",
 			" namespaces get list watch",
+			" serviceaccounts/token create",
 			" events create patch",
 			"events.k8s.io events create patch",
 		})
@@ -651,7 +652,8 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 		StringData: map[string]string{"aws_access_key_id": "placeholder", "aws_secret_access_key": "placeholder"},
 	}
 	elsewhere := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "not-leash"}}
-	for _, o := range []client.Object{cr, rootCreds, elsewhere} {
+	workloadSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: secretNamespace, Name: "cloud-controller"}}
+	for _, o := range []client.Object{cr, rootCreds, elsewhere, workloadSA} {
 		if err := admin.Create(ctx, o); err != nil {
 			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
 		}
@@ -783,6 +785,19 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 				return op.Get(ctx, types.NamespacedName{Name: secretNamespace}, &corev1.Namespace{})
 			}},
 		{name: "namespaces list", attrs: attrs("list", "", "namespaces", "", "", ""), allowed: true},
+		// ClusterRole: the token of a request's ServiceAccount, STS mode's proof.
+		{name: "serviceaccounts/token create in a target namespace", attrs: attrs("create", "", "serviceaccounts", "token", secretNamespace, "cloud-controller"), allowed: true,
+			call: func(ctx context.Context) error {
+				tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"sts.amazonaws.com"}, ExpirationSeconds: ptr(int64(600))}}
+				sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: secretNamespace, Name: "cloud-controller"}}
+				if err := op.SubResource("token").Create(ctx, sa, tr); err != nil {
+					return err
+				}
+				if tr.Status.Token == "" {
+					return errors.New("the TokenRequest returned no token")
+				}
+				return nil
+			}},
 		{name: "namespaces watch", attrs: attrs("watch", "", "namespaces", "", "", ""), allowed: true},
 
 		// ClusterRole: Events, both APIs.
@@ -873,7 +888,11 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 		{name: "no pods list", attrs: attrs("list", "", "pods", "", "", ""),
 			call: func(ctx context.Context) error { return op.List(ctx, &corev1.PodList{}) }},
 		{name: "no events list", attrs: attrs("list", "", "events", "", crNamespace, "")},
-		{name: "no serviceaccounts token create", attrs: attrs("create", "", "serviceaccounts", "token", namespace, "leash")},
+		{name: "no serviceaccounts get", attrs: attrs("get", "", "serviceaccounts", "", secretNamespace, "cloud-controller"),
+			call: func(ctx context.Context) error {
+				return op.Get(ctx, types.NamespacedName{Namespace: secretNamespace, Name: "cloud-controller"}, &corev1.ServiceAccount{})
+			}},
+		{name: "no serviceaccounts list", attrs: attrs("list", "", "serviceaccounts", "", "", "")},
 		{name: "no clusterrolebindings create", attrs: attrs("create", rbacv1.GroupName, "clusterrolebindings", "", "", ""),
 			call: func(ctx context.Context) error {
 				return op.Create(ctx, &rbacv1.ClusterRoleBinding{

@@ -43,13 +43,17 @@ type cluster struct {
 type clusterOptions struct {
 	faults    faults.Config
 	afterCall func(action, code string)
+	// issuer makes the API server a service-account issuer, and jwks lets
+	// leash local trust issuers by their key set files.
+	issuer *apiserver.Issuer
+	jwks   map[string]string
 }
 
 func newCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
-	api := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}})
+	api := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}, Issuer: o.issuer})
 	dir := t.TempDir()
-	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall})
+	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks})
 	cl := &cluster{api: api, c: api.Client, local: local, url: url, dataDir: dir}
 	cl.admin = cl.iamAs(t, cl.adminKey(t))
 	return cl
