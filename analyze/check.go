@@ -7,11 +7,15 @@ import (
 
 // Principal is one principal's policies as leash check reads them: its
 // identity policies (files, or read from IAM), its permissions boundary (nil
-// for none), and its ARN when known ("" otherwise).
+// for none), a role's trust policy (nil for a user, or when the policies
+// come from files), and its ARN when known ("" otherwise).
 type Principal struct {
 	Identity []policy.Named
 	Boundary *policy.Named
-	ARN      string
+	// Trust is who may assume the role: reviewed with Trust, never part of
+	// what the principal is allowed.
+	Trust *policy.Named
+	ARN   string
 }
 
 // DefaultPrincipal is who the assertions ask about when the principal is
@@ -19,7 +23,7 @@ type Principal struct {
 const DefaultPrincipal = "arn:aws:iam::123456789012:user/principal"
 
 // Check is everything leash check asks of a principal: Review of its
-// policies, validation of its boundary, and, when given, the Only allowlist
+// policies, validation of its boundary, review of a role's trust policy, and, when given, the Only allowlist
 // (nil for none) and the assertions (about DefaultPrincipal when p.ARN is ""). The findings are sorted as Review sorts
 // them. An error means the policies cannot be compiled for the assertions.
 func Check(p Principal, only []string, asserts []Assertion, cat *catalog.Catalog) ([]Finding, error) {
@@ -29,6 +33,9 @@ func Check(p Principal, only []string, asserts []Assertion, cat *catalog.Catalog
 	findings := Review(p.Identity, p.ARN, cat)
 	if p.Boundary != nil {
 		findings = append(findings, ReviewBoundary(*p.Boundary, cat)...)
+	}
+	if p.Trust != nil {
+		findings = append(findings, ReviewTrust(*p.Trust, cat)...)
 	}
 	if len(only) > 0 {
 		findings = append(findings, Only(p.Identity, only, cat)...)

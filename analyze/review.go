@@ -91,6 +91,13 @@ func ReviewBoundary(b policy.Named, cat *catalog.Catalog) []Finding {
 	return Validate(b.Document, b.Name, cat)
 }
 
+// ReviewTrust reviews a role's trust policy: the names in it against the
+// catalog, and who it lets assume the role (Trust). It is kept out of the
+// identity policies, as it grants the role nothing.
+func ReviewTrust(t policy.Named, cat *catalog.Catalog) []Finding {
+	return append(Validate(t.Document, t.Name, cat), Trust(t.Document, t.Name)...)
+}
+
 // SortFindings orders findings by severity, highest first, then by policy,
 // path (numbers in brackets compared as numbers), ID and message.
 func SortFindings(fs []Finding) {

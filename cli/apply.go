@@ -5,25 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/operator"
 )
 
 func newApply() *cobra.Command {
 	var (
-		dir, out, data, endpoint, mode, target string
-		cfg                                    operator.Config
-		guard                                  guardrailFlags
+		dir, mode string
+		where     folderTarget
+		cfg       operator.Config
+		guard     guardrailFlags
 	)
 	const short = "Provision a folder of CredentialsRequests without a cluster"
 	cmd := &cobra.Command{
@@ -66,16 +63,13 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 				return err
 			}
 			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
-				dir: dir, out: out, data: data, endpoint: endpoint, target: target, cfg: cfg,
+				dir: dir, where: where, cfg: cfg,
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&dir, "filename", "f", "", "folder `DIR` of CredentialsRequest manifests (*.yaml, *.yml; other kinds are skipped)")
-	f.StringVar(&out, "out", "", "folder `DIR` for the Secret manifests (default DATA/secrets with the local endpoint, else ./secrets)")
-	f.StringVar(&data, "data", "leash-data", "folder `DIR` of the embedded local endpoint's state")
-	f.StringVar(&target, "target", "", "where to provision: local (the embedded endpoint) or aws; default aws when AWS_ACCESS_KEY_ID is set, else local")
-	f.StringVar(&endpoint, "endpoint", "", "`URL` of a running leash local, instead of the embedded one (its admin credentials from --data)")
+	where.addFlags(f)
 	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough or Manual")
 	f.StringVar(&cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and tags them (letters, digits, - _ .)")
 	f.DurationVar(&cfg.RotateAfter, "rotate-after", 0, "maximum `AGE` of a minted key before apply replaces it (e.g. 720h; 0 never)")
@@ -85,8 +79,9 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 }
 
 type applyOptions struct {
-	dir, out, data, endpoint, target string
-	cfg                              operator.Config
+	dir   string
+	where folderTarget
+	cfg   operator.Config
 }
 
 // errNotReady is apply's "no": some request is not ready.
@@ -100,55 +95,16 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	if err := o.cfg.Validate(); err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
-	if o.target == "" {
-		o.target = "local"
-		if os.Getenv("AWS_ACCESS_KEY_ID") != "" {
-			o.target = "aws"
-		}
-	}
-	var root operator.RootSource
-	iamCfg := iamclient.Config{Endpoint: o.endpoint, HTTPClient: iamclient.NewHTTPClient(1)}
-	switch o.target {
-	case "local":
-		if o.out == "" {
-			o.out = filepath.Join(o.data, "secrets")
-		}
-		if o.endpoint == "" {
-			local, err := localaws.StartLoopback(localaws.Config{DataDir: o.data})
-			if err != nil {
-				return err
-			}
-			defer func() { _ = local.Stop() }()
-			iamCfg.Endpoint = local.URL
-		}
-		root = operator.FileRoot{Path: filepath.Join(o.data, localaws.AdminCredentialsFile)}
-	case "aws":
-		key, ok := iamclient.KeyFromEnv(os.Getenv)
-		if !ok {
-			return &inputerr.Error{Msg: "--target aws needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment (the root credentials to mint with)"}
-		}
-		if o.out == "" {
-			o.out = "secrets"
-		}
-		iamCfg.Region = os.Getenv("AWS_REGION")
-		root = operator.StaticRoot{Key: key, Source: "the AWS_ACCESS_KEY_ID environment"}
-	default:
-		return &inputerr.Error{Msg: fmt.Sprintf("--target %q: use local or aws", o.target)}
-	}
-	newIAM := func(key iamclient.AccessKey) *iamclient.Client {
-		c := iamCfg
-		c.Credentials = key.Provider()
-		return iamclient.New(c)
-	}
-	prov, err := operator.NewProvisioner(o.cfg, root, newIAM, operator.FolderCluster{Dir: o.out, Requests: requests}, eventPrinter{stderr})
+	prov, stop, err := o.where.provisioner(ctx, o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
 	if err != nil {
-		return &inputerr.Error{Msg: err.Error()}
+		return err
 	}
+	defer stop()
 	applied := operator.Apply(ctx, prov, requests)
 	if err := operator.WriteTable(stdout, applied); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nSecrets are in %s (readable by you only).\n", o.out)
+	fmt.Fprintf(stdout, "\nSecrets are in %s (readable by you only).\n", o.where.out)
 	for _, a := range applied {
 		if !a.Ready() && !a.Ignored() {
 			return errNotReady

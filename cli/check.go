@@ -47,7 +47,10 @@ The policies are policy documents (.json), CredentialsRequest manifests
 (.yaml, their statementEntries) or folders of either, taken together as the
 identity policies of one principal; or, with --user or --role, the policies
 IAM holds for a user or role: inline, attached, its groups' (for a user) and
-its permissions boundary. These are read from AWS with the credentials in
+its permissions boundary, and a role's trust policy (AssumeRolePolicyDocument),
+reviewed for who may assume the role: a wildcard principal, a whole account,
+web identity without the subject pinned by StringEquals or without the
+audience pinned (LEASH-TRUST-*). These are read from AWS with the credentials in
 AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or from a
 shared-credentials file (--credentials-file, its [default] profile), or from a
 named profile (--profile, or AWS_PROFILE), or from
@@ -127,7 +130,7 @@ does not know or credentials it refuses).`),
 	f.StringVar(&o.user, "user", "",
 		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
 	f.StringVar(&o.role, "role", "",
-		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached and its boundary; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
+		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached, its boundary and its trust policy; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
 	o.addFlags(f, "read --user or --role")
 	cmd.AddCommand(newCheckWorkload())
 	return cmd
@@ -138,6 +141,7 @@ type checkInput struct {
 	principal string // known principal, "" when none was given
 	identity  []policy.Named
 	boundary  *policy.Named
+	trust     *policy.Named // a role's, read from IAM
 	// sources maps a policy's name to the file (or ARN) it came from.
 	sources map[string]string
 }
@@ -176,13 +180,16 @@ func runCheck(ctx context.Context, o checkOptions) error {
 		return err
 	}
 
-	findings, err := analyze.Check(analyze.Principal{Identity: in.identity, Boundary: in.boundary, ARN: in.principal}, o.only, asserts, cat)
+	findings, err := analyze.Check(analyze.Principal{Identity: in.identity, Boundary: in.boundary, Trust: in.trust, ARN: in.principal}, o.only, asserts, cat)
 	if err != nil {
 		return err
 	}
 
 	policies := len(in.identity)
 	if in.boundary != nil {
+		policies++
+	}
+	if in.trust != nil {
 		policies++
 	}
 	sum := analyze.Summarize(findings, failOn, policies)
@@ -284,15 +291,25 @@ func loadPrincipal(ctx context.Context, o checkOptions, in *checkInput) error {
 		}
 		arn = u.ARN
 	default:
-		// IAM's GetRole has the ARN, but iamclient reads it only for
-		// the policies; build it from the caller's account. A role
-		// with a path needs its ARN given.
+		// A role with a path needs its ARN given: build it from the
+		// caller's account.
 		id, err := client.CallerIdentity(ctx)
 		if err != nil {
 			return iamError(err)
 		}
 		caller, _ := policy.ParseARN(id.ARN)
 		arn = policy.ARN{Partition: caller.Partition, Service: "iam", Account: id.Account, Resource: "role/" + name}.String()
+	}
+	if kind == "role" {
+		trust, err := roleTrust(ctx, client, name)
+		if errors.As(err, new(*inputerr.Error)) {
+			return err
+		}
+		if err != nil {
+			return iamError(err)
+		}
+		in.trust = trust
+		in.sources[trust.Name] = arn
 	}
 	if !o.principalGiven {
 		in.principal = arn
@@ -315,4 +332,22 @@ func iamSource(name, principal string) string {
 		return name
 	}
 	return principal
+}
+
+// trustPolicyName names a role's trust policy in findings, as IAM names the
+// document (GetRole's AssumeRolePolicyDocument).
+const trustPolicyName = "AssumeRolePolicyDocument"
+
+// roleTrust reads a role's trust policy, to review who may assume the role
+// beside what the role may do.
+func roleTrust(ctx context.Context, client *iamclient.Client, name string) (*policy.Named, error) {
+	r, err := client.GetRole(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := policy.Parse([]byte(r.Trust), policy.Trust)
+	if err != nil {
+		return nil, &inputerr.Error{Msg: fmt.Sprintf("--role %s: its trust policy does not parse: %v", name, err)}
+	}
+	return &policy.Named{Name: trustPolicyName, Document: doc}, nil
 }

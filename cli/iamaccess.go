@@ -30,6 +30,12 @@ type iamAccess struct {
 func (a *iamAccess) addFlags(f *pflag.FlagSet, what string) {
 	f.StringVar(&a.endpoint, "endpoint", "",
 		"`URL` of leash local to "+what+" in, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
+	a.addCredentialFlags(f)
+}
+
+// addCredentialFlags adds --credentials-file and --profile, for a command
+// whose --endpoint means more than IAM's address (leash sts create-roles).
+func (a *iamAccess) addCredentialFlags(f *pflag.FlagSet) {
 	f.StringVar(&a.credentialsFile, "credentials-file", "",
 		"shared-credentials `FILE` whose [default] key (or --profile's) calls IAM, instead of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. --credentials-file leash-data/admin-credentials)")
 	f.StringVar(&a.profile, "profile", "",

@@ -32,6 +32,8 @@ same calls work against AWS and leash local (--endpoint).`),
 		newSTSCreateIssuer(),
 		newSTSRotateKey(),
 		newSTSCreateProvider(),
+		newSTSCreateRoles(),
+		newSTSDelete(),
 	)
 	return cmd
 }

@@ -39,7 +39,7 @@ func TestCheckWorkload(t *testing.T) {
 // credentials the fail-closed way.
 func TestExampleWorkloadsPass(t *testing.T) {
 	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info")
-	if code != 0 || !strings.Contains(out, "no findings in 5 pods") {
+	if code != 0 || !strings.Contains(out, "no findings in 6 pods") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
 }
@@ -55,6 +55,7 @@ func TestExamplesPassCheck(t *testing.T) {
 		extra       []string
 	}{
 		{"ccm", "high", nil},
+		{"ccm-sts", "high", nil},
 		{"ack-s3", "low", nil},
 		{"ack-rds", "low", nil},
 		{"ack-iam", "critical", nil},

@@ -19,6 +19,8 @@ type Role struct {
 	Trust string
 	// MaxSessionDuration is the longest session AssumeRole may issue.
 	MaxSessionDuration time.Duration
+	// Tags are the role's tags, as GetRole gives them.
+	Tags map[string]string
 }
 
 // GetRole reads a role, its trust policy included.
@@ -32,8 +34,12 @@ func (c *Client) GetRole(ctx context.Context, name string) (Role, error) {
 	if err != nil {
 		return Role{}, fmt.Errorf("iam:GetRole %s: trust policy: %w", name, err)
 	}
+	tags := map[string]string{}
+	for _, t := range r.Tags {
+		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
 	return Role{Name: aws.ToString(r.RoleName), ARN: aws.ToString(r.Arn), RoleID: aws.ToString(r.RoleId), Trust: trust,
-		MaxSessionDuration: time.Duration(aws.ToInt32(r.MaxSessionDuration)) * time.Second}, nil
+		MaxSessionDuration: time.Duration(aws.ToInt32(r.MaxSessionDuration)) * time.Second, Tags: tags}, nil
 }
 
 // RolePolicy reads a role's inline policy document (URL-decoded).

@@ -52,13 +52,15 @@ type env struct {
 type envOptions struct {
 	cfg    Config
 	faults faults.Config
+	// jwks maps an OIDC issuer to its key set file, for leash local.
+	jwks map[string]string
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	dir := t.TempDir()
 	clk := &clock{}
-	local, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "local"), Now: clk.Now, Faults: o.faults})
+	local, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "local"), Now: clk.Now, Faults: o.faults, JWKSFiles: o.jwks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -115,6 +116,19 @@ type FolderCluster struct {
 	// Requests are the requests being applied, among which a Secret's
 	// owner is chosen.
 	Requests []*leashv1.CredentialsRequest
+	// SignToken, when set, signs a service-account token as the cluster's
+	// issuer would, for the proof of a made role; nil skips the proof.
+	SignToken func(namespace, name, audience string, expiry time.Duration) (string, error)
+}
+
+// ServiceAccountToken implements Cluster: a folder has no API server, so
+// the token is signed with the issuer's key when apply was given it, and
+// otherwise there is none (ErrNoTokenAPI).
+func (f FolderCluster) ServiceAccountToken(_ context.Context, namespace, name, audience string, expiry time.Duration) (string, error) {
+	if f.SignToken == nil {
+		return "", ErrNoTokenAPI
+	}
+	return f.SignToken(namespace, name, audience, expiry)
 }
 
 func (f FolderCluster) path(namespace, name string) string {

@@ -23,9 +23,13 @@ const (
 	TagRequest    = "leash.dev/request"
 )
 
-// mintedUser is the user a request owns: its name, path and ARN, all
-// derived from the cluster and the request, so a restart finds them again.
+// mintedUser is the principal a request owns, a minted user or (STS mode)
+// the role leash makes: its name, path and ARN, all derived from the
+// cluster and the request, so a restart finds them again. The policy code
+// works on either kind (principalkind.go).
 type mintedUser struct {
+	// role is true for a role, false for a user.
+	role                    bool
 	name, path, arn, policy string
 	// policyARNs is how the ARNs of the user's managed policies start: they
 	// sit under the user's path.
@@ -151,7 +155,7 @@ func knownUser(cr *leashv1.CredentialsRequest) string {
 func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, u mintedUser, fresh bool, part policyPart) error {
 	same := false
 	if !fresh {
-		cur, err := c.UserPolicy(ctx, u.name, u.policy)
+		cur, err := u.inlinePolicy(ctx, c)
 		switch {
 		case err == nil:
 			have, perr := policy.Parse([]byte(cur), policy.Identity)
@@ -161,15 +165,15 @@ func (p *Provisioner) ensureInlinePolicy(ctx context.Context, c *iamclient.Clien
 		}
 	}
 	if !same {
-		if err := c.PutUserPolicy(ctx, u.name, u.policy, part.doc); err != nil {
+		if err := u.putInline(ctx, c, part.doc); err != nil {
 			return err
 		}
-		p.policyEvent(cr, fresh, "inline policy "+u.policy, u.name)
+		p.policyEvent(cr, fresh, "inline policy "+u.policy, u)
 	}
 	if fresh {
 		return nil
 	}
-	attached, err := c.AttachedUserPolicies(ctx, u.name)
+	attached, err := u.attached(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -188,7 +192,7 @@ func (p *Provisioner) ensureManagedPolicies(ctx context.Context, c *iamclient.Cl
 	var attached []string
 	if !fresh {
 		var err error
-		if attached, err = c.AttachedUserPolicies(ctx, u.name); err != nil {
+		if attached, err = u.attached(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -201,7 +205,7 @@ func (p *Provisioner) ensureManagedPolicies(ctx context.Context, c *iamclient.Cl
 		return nil
 	}
 	// The inline policy of a smaller request would add to the managed ones.
-	if err := c.DeleteUserPolicy(ctx, u.name, u.policy); err != nil && !iamclient.IsNotFound(err) {
+	if err := u.deleteInline(ctx, c); err != nil && !iamclient.IsNotFound(err) {
 		return err
 	}
 	return p.dropManagedPolicies(ctx, c, cr, u, attached, parts)
@@ -216,7 +220,7 @@ func (p *Provisioner) ensureManagedPolicy(ctx context.Context, c *iamclient.Clie
 		if _, err := c.CreatePolicy(ctx, u.path, part.name, part.doc); err != nil && !iamclient.IsAlreadyExists(err) {
 			return err
 		}
-		p.policyEvent(cr, true, "managed policy "+part.arn, u.name)
+		p.policyEvent(cr, true, "managed policy "+part.arn, u)
 	case err != nil:
 		return err
 	default:
@@ -224,13 +228,13 @@ func (p *Provisioner) ensureManagedPolicy(ctx context.Context, c *iamclient.Clie
 			if err := p.replacePolicyVersion(ctx, c, part.arn, part.doc); err != nil {
 				return err
 			}
-			p.policyEvent(cr, false, "managed policy "+part.arn, u.name)
+			p.policyEvent(cr, false, "managed policy "+part.arn, u)
 		}
 	}
 	if attached {
 		return nil
 	}
-	return c.AttachUserPolicy(ctx, u.name, part.arn)
+	return u.attach(ctx, c, part.arn)
 }
 
 // replacePolicyVersion makes doc the default version and deletes the
@@ -267,13 +271,13 @@ func (p *Provisioner) dropManagedPolicies(ctx context.Context, c *iamclient.Clie
 		if !slices.Contains(arns, arn) {
 			continue
 		}
-		if err := c.DetachUserPolicy(ctx, u.name, arn); err != nil && !iamclient.IsNotFound(err) {
+		if err := u.detach(ctx, c, arn); err != nil && !iamclient.IsNotFound(err) {
 			return err
 		}
 		if err := c.DeletePolicy(ctx, arn); err != nil {
 			return err
 		}
-		p.event(cr, "PolicyDeleted", "deleted managed policy %s of IAM user %s: %s", arn, u.name, droppedWhy(len(keep)))
+		p.event(cr, "PolicyDeleted", "deleted managed policy %s of %s: %s", arn, u.describe(), droppedWhy(len(keep)))
 	}
 	return nil
 }
@@ -288,11 +292,11 @@ func droppedWhy(kept int) string {
 	return fmt.Sprintf("the policy fits %d managed policies now", kept)
 }
 
-func (p *Provisioner) policyEvent(cr *leashv1.CredentialsRequest, created bool, what, user string) {
+func (p *Provisioner) policyEvent(cr *leashv1.CredentialsRequest, created bool, what string, u mintedUser) {
 	if created {
-		p.event(cr, "PolicyCreated", "wrote %s of IAM user %s", what, user)
+		p.event(cr, "PolicyCreated", "wrote %s of %s", what, u.describe())
 	} else {
-		p.event(cr, "PolicyUpdated", "updated %s of IAM user %s to match spec.providerSpec.statementEntries", what, user)
+		p.event(cr, "PolicyUpdated", "updated %s of %s to match spec.providerSpec.statementEntries", what, u.describe())
 	}
 }
 

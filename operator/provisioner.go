@@ -59,14 +59,24 @@ type Config struct {
 	ProofTimeout time.Duration
 	// Guardrails bound what any request may ask for (guardrails.go).
 	Guardrails Guardrails
+	// OIDCIssuer is the cluster's service-account issuer URL (the
+	// kube-apiserver's --service-account-issuer): the roles leash makes in
+	// STS mode trust its IAM OIDC provider. Empty refuses such requests.
+	OIDCIssuer string
+	// Audience is the token audience the made roles trust; empty is
+	// sts.amazonaws.com.
+	Audience string
 }
 
 // Validate names the setting that is wrong and how to fix it.
 func (c *Config) Validate() error {
 	switch c.Mode {
-	case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual:
+	case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
 	default:
-		return fmt.Errorf("mode %q: use Mint, Passthrough or Manual", c.Mode)
+		return fmt.Errorf("mode %q: use Mint, Passthrough, Manual or STS", c.Mode)
+	}
+	if err := c.validateIssuer(); err != nil {
+		return err
 	}
 	if err := validateClusterName(c.ClusterName); err != nil {
 		return err
@@ -100,6 +110,11 @@ type Cluster interface {
 	// RequestsNaming lists the requests whose spec.secretRef names the
 	// Secret, so that only the oldest writes it.
 	RequestsNaming(ctx context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error)
+	// ServiceAccountToken is a token of the ServiceAccount for audience,
+	// valid for expiry, to prove a made role before its Secret is written:
+	// ErrNoTokenAPI when there is no way to get one, ErrTokenForbidden
+	// when leash may not.
+	ServiceAccountToken(ctx context.Context, namespace, name, audience string, expiry time.Duration) (string, error)
 }
 
 // Recorder receives Kubernetes Events: a Normal one per IAM change, and a
@@ -216,10 +231,10 @@ func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSPr
 	mode := p.cfg.Mode
 	if m, ok := cr.Annotations[AnnotationMode]; ok {
 		switch leashv1.CredentialsMode(m) {
-		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual:
+		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
 			mode = leashv1.CredentialsMode(m)
 		default:
-			return "", &inputerr.Error{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough or Manual", m)}
+			return "", &inputerr.Error{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual or STS", m)}
 		}
 	}
 	if mode == leashv1.ModeManual && spec.STSIAMRoleARN != "" {
@@ -284,7 +299,11 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	case leashv1.ModeManual:
 		syncErr = p.manual(ctx, cr, spec, &out)
 	case leashv1.ModeSTS:
-		syncErr = p.sts(ctx, cr, spec, &out)
+		if spec.STSIAMRoleARN == "" {
+			syncErr = p.stsRole(ctx, cr, spec, &out)
+		} else {
+			syncErr = p.sts(ctx, cr, spec, &out)
+		}
 	}
 	var f *Failure
 	if mode != leashv1.ModeMint && out.User != "" && (syncErr == nil || errors.As(syncErr, &f)) {

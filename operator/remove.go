@@ -30,6 +30,13 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 	if mode == leashv1.ModeManual {
 		return nil
 	}
+	if p.madeRole(cr, spec, mode) {
+		name, err := p.deleteMadeRole(ctx, cr)
+		if err != nil {
+			return err
+		}
+		p.event(cr, "RoleDeleted", "deleted IAM role %s with its policies", name)
+	}
 	if mode == leashv1.ModeMint || knownUser(cr) != "" {
 		name, err := p.deleteMinted(ctx, cr)
 		if err != nil {

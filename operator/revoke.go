@@ -63,7 +63,14 @@ func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsR
 	ref := cr.Spec.SecretRef
 	switch mode {
 	case leashv1.ModeSTS:
-		return p.revokeRole(ctx, cr, spec.STSIAMRoleARN, cutoff, out)
+		role := spec.STSIAMRoleARN
+		if role == "" {
+			role = out.Principal // the role leash made, once it exists
+		}
+		if role == "" {
+			return nil
+		}
+		return p.revokeRole(ctx, cr, role, cutoff, out)
 	case leashv1.ModePassthrough:
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
 			Message: fmt.Sprintf("%s: Passthrough mode: Secret %s/%s holds the root credentials of %s, which leash hands out but does not own, so the operator retires nothing; revoke them with `leash revoke --user %s`, put new root credentials in place (the Secret follows them), then remove the annotation",

@@ -41,7 +41,48 @@ func (p *Provisioner) Sweep(ctx context.Context, liveUIDs map[string]bool, grace
 		}
 		deleted = append(deleted, u.Name)
 	}
+	roles, deleted, err := p.sweepRoles(ctx, rc, liveUIDs, grace, namespace, deleted)
+	if err != nil {
+		return deleted, err
+	}
+	for _, r := range roles {
+		users = append(users, iamclient.User{Name: r}) // their policy parts are live too
+	}
 	return p.sweepPolicies(ctx, rc, users, grace, deleted)
+}
+
+// sweepRoles deletes the roles leash made in STS mode for this cluster
+// whose request is gone, as Sweep does users, and returns the names of the
+// roles that stay.
+func (p *Provisioner) sweepRoles(ctx context.Context, rc *rootClient, liveUIDs map[string]bool, grace time.Duration, namespace string, deleted []string) ([]string, []string, error) {
+	roles, err := rc.iam.ListRoles(ctx, userPath(p.cfg.ClusterName))
+	if err != nil {
+		return nil, deleted, err
+	}
+	now := p.now()
+	var kept []string
+	for _, listed := range roles {
+		kept = append(kept, listed.Name)
+		if now.Sub(listed.Created) < grace {
+			continue
+		}
+		r, err := rc.iam.GetRole(ctx, listed.Name) // ListRoles carries no tags
+		if err != nil {
+			return kept, deleted, err
+		}
+		uid, ok := r.Tags[TagRequestUID]
+		if !ok || r.Tags[TagCluster] != p.cfg.ClusterName || liveUIDs[uid] ||
+			(namespace != "" && !strings.HasPrefix(r.Tags[TagRequest], namespace+"/")) {
+			continue
+		}
+		made := mintedUser{role: true, name: listed.Name, path: userPath(p.cfg.ClusterName)}
+		if err := p.deleteRole(ctx, rc.iam, made, uid); err != nil {
+			return kept, deleted, fmt.Errorf("sweep %s: %w", listed.Name, err)
+		}
+		kept = kept[:len(kept)-1]
+		deleted = append(deleted, listed.Name)
+	}
+	return kept, deleted, nil
 }
 
 // sweepPolicies deletes managed policies leash made for users that do not

@@ -31,6 +31,11 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 			return nil, err
 		}
 	}
+	if mode == leashv1.ModeSTS && spec.STSIAMRoleARN == "" {
+		if err := checkRoleRequest(cr); err != nil {
+			return nil, err
+		}
+	}
 	_, doc, err := requestedPolicy(spec)
 	if err != nil {
 		return nil, err

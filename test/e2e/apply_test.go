@@ -65,10 +65,12 @@ func TestApplyExamples(t *testing.T) {
 	}
 	requests := map[string]string{
 		"kube-system/aws-cloud-controller-manager": "kube-system/cloud-controller-manager-credentials",
-		"ack-system/ack-s3-controller":             "ack-system/ack-s3-controller-credentials",
-		"ack-system/ack-rds-controller":            "ack-system/ack-rds-controller-credentials",
-		"ack-system/ack-iam-controller":            "ack-system/ack-iam-controller-credentials",
-		"ack-system/worker-run-tags":               "ack-system/worker-run-tags-credentials",
+		// The STS example, minted: apply runs a request in the mode asked for.
+		"kube-system/aws-cloud-controller-manager-sts": "kube-system/cloud-controller-manager-sts-credentials",
+		"ack-system/ack-s3-controller":                 "ack-system/ack-s3-controller-credentials",
+		"ack-system/ack-rds-controller":                "ack-system/ack-rds-controller-credentials",
+		"ack-system/ack-iam-controller":                "ack-system/ack-iam-controller-credentials",
+		"ack-system/worker-run-tags":                   "ack-system/worker-run-tags-credentials",
 	}
 	if n := countRequests(t, filepath.Join("..", "..", "examples")); n != len(requests) {
 		t.Fatalf("examples/ holds %d CredentialsRequests, the test checks %d: add the new one", n, len(requests))
