@@ -128,16 +128,21 @@ func runCreateIssuer(stdout io.Writer, o createIssuerOptions, now time.Time) err
 		fmt.Fprintf(stdout, "Made the issuer %s in %s: signing key %s (the private key stays in %s), tokens of at most %v.\n\n",
 			is.URL, o.out, is.SigningKey().ID, oidcissuer.KeysDir+"/", time.Duration(is.MaxTokenLifetime))
 	}
-	printPublish(stdout, 1, o.out, is.URL, o.bucket)
+	printPublish(stdout, 1, o.out, is.URL)
 	printAPIServerFlags(stdout, 2, o.out, is, "Start")
 	fmt.Fprintf(stdout, "3. Make the IAM OIDC provider that trusts it:\n     leash sts create-provider --oidc-issuer %s\n", is.URL)
 	return nil
 }
 
-// printPublish says how to serve DIR/public at the issuer URL.
-func printPublish(w io.Writer, step int, dir, url, bucket string) {
+// bucketURL matches the issuer URL --bucket and --region give.
+var bucketURL = regexp.MustCompile(`^https://([a-z0-9-]+)\.s3\.[a-z0-9-]+\.amazonaws\.com$`)
+
+// printPublish says how to serve DIR/public at the issuer URL: with aws s3
+// sync when the URL is a bucket's, as --bucket makes it.
+func printPublish(w io.Writer, step int, dir, url string) {
 	public := strings.TrimSuffix(dir, "/") + "/" + oidcissuer.PublicDir
-	if bucket != "" {
+	if m := bucketURL.FindStringSubmatch(url); m != nil {
+		bucket := m[1]
 		fmt.Fprintf(w, "%d. Publish %s as-is, readable by anyone (STS fetches it without credentials):\n     aws s3 sync %s s3://%s/\n", step, public, public, bucket)
 		return
 	}
@@ -219,7 +224,7 @@ func runRotateKey(stdout, stderr io.Writer, o rotateKeyOptions, now time.Time) e
 	}
 	fmt.Fprintf(stdout, "New signing key %s. The old key %s was retired at %s; it stays published until\n%s (its retirement plus the max token lifetime).\n\n",
 		is.SigningKey().ID, retired.ID, retired.RetiredAt.Format(time.RFC3339), is.PruneAt(retired).Format(time.RFC3339))
-	printPublish(stdout, 1, o.out, is.URL, "")
+	printPublish(stdout, 1, o.out, is.URL)
 	printAPIServerFlags(stdout, 2, o.out, is, "Restart")
 	fmt.Fprintf(stdout, "3. From %s, stop publishing the old key:\n     leash sts rotate-key --out %s --prune\n", is.PruneAt(retired).Format(time.RFC3339), o.out)
 	return nil
@@ -236,7 +241,7 @@ func runPrune(stdout, stderr io.Writer, o rotateKeyOptions, now time.Time) error
 	}
 	if len(pruned) > 0 {
 		fmt.Fprintln(stdout)
-		printPublish(stdout, 1, o.out, is.URL, "")
+		printPublish(stdout, 1, o.out, is.URL)
 		printAPIServerFlags(stdout, 2, o.out, is, "Restart")
 	} else if early == nil {
 		fmt.Fprintf(stdout, "No retired key in %s: nothing to prune.\n", o.out)

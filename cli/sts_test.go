@@ -87,6 +87,10 @@ func TestCreateIssuerPrintsTheAPIServerFlagsAndNoPrivateKey(t *testing.T) {
 	if _, stderr, code := run(t, "sts", "create-issuer", "--issuer-url", "https://other.example.com", "--out", dir); code != ExitBadInput || !strings.Contains(stderr, "already holds the issuer "+url) {
 		t.Errorf("another issuer in the folder: exit %d, %q", code, stderr)
 	}
+	// rotate-key knows the bucket from the issuer URL.
+	if rotated, stderr, code := run(t, "sts", "rotate-key", "--out", dir); code != 0 || !strings.Contains(rotated, "aws s3 sync "+dir+"/public s3://my-cluster-oidc/") {
+		t.Errorf("rotate-key of a bucket's issuer: exit %d, %q %q; want the aws s3 sync line", code, rotated, stderr)
+	}
 }
 
 func TestRotateKeyPruneIsRefusedUntilTheTokensExpire(t *testing.T) {
@@ -101,7 +105,7 @@ func TestRotateKeyPruneIsRefusedUntilTheTokensExpire(t *testing.T) {
 	}
 	is, _ := oidcissuer.Load(dir)
 	old := first.SigningKey().ID
-	for _, want := range []string{"--service-account-key-file=" + oidcissuer.PublicKeyFile(dir, old), "--service-account-signing-key-file=" + oidcissuer.PrivateKeyFile(dir, is.SigningKey().ID)} {
+	for _, want := range []string{"--service-account-key-file=" + oidcissuer.PublicKeyFile(dir, old), "--service-account-signing-key-file=" + oidcissuer.PrivateKeyFile(dir, is.SigningKey().ID), "leash sts rotate-key --out " + dir + " --prune"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rotate-key output lacks %q:\n%s", want, out)
 		}

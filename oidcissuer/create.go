@@ -98,7 +98,7 @@ func Create(dir string, o CreateOptions) (is Issuer, existed bool, err error) {
 	if lifetime == 0 {
 		lifetime = DefaultMaxTokenLifetime
 	}
-	is = Issuer{URL: o.URL, MaxTokenLifetime: Duration(lifetime), Keys: []Key{{ID: kid, Created: o.Now.UTC()}}}
+	is = Issuer{URL: o.URL, MaxTokenLifetime: Duration(lifetime), Keys: []Key{{ID: kid, Created: o.Now.UTC().Truncate(time.Second)}}}
 	if err := is.save(tmp); err != nil {
 		return Issuer{}, false, err
 	}

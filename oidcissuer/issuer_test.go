@@ -330,3 +330,21 @@ func keys(m map[string]string) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+func TestRetirementIsRoundedUpToTheSecond(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "issuer")
+	if _, _, err := Create(dir, CreateOptions{URL: "https://oidc.example.com", MaxTokenLifetime: time.Hour, Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(500 * time.Millisecond)
+	is, retired, err := Rotate(dir, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !retired.RetiredAt.Equal(t0.Add(time.Second)) || is.PruneAt(retired).Before(at.Add(time.Hour)) {
+		t.Errorf("retired at %v, prune at %v; want the second after %v, and no earlier than an hour after it", retired.RetiredAt, is.PruneAt(retired), at)
+	}
+	if _, _, err := Prune(dir, at.Add(time.Hour), false); err == nil {
+		t.Errorf("pruned at the rotation time plus the lifetime, before the recorded second")
+	}
+}

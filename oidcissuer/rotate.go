@@ -23,17 +23,19 @@ func Rotate(dir string, now time.Time) (Issuer, Key, error) {
 	if err != nil {
 		return Issuer{}, Key{}, err
 	}
-	now = now.UTC()
+	// Whole seconds, rounded up for the retirement, so the prune time
+	// printed (RFC 3339, seconds) is never before the real one.
+	created, retiredAt := now.UTC().Truncate(time.Second), now.UTC().Add(time.Second-1).Truncate(time.Second)
 	retired := is.SigningKey()
 	next := Issuer{URL: is.URL, MaxTokenLifetime: is.MaxTokenLifetime}
 	for _, k := range is.Keys {
 		if k.ID == retired.ID {
-			k.RetiredAt = &now
+			k.RetiredAt = &retiredAt
 			retired = k
 		}
 		next.Keys = append(next.Keys, k)
 	}
-	next.Keys = append(next.Keys, Key{ID: kid, Created: now})
+	next.Keys = append(next.Keys, Key{ID: kid, Created: created})
 	if err := next.save(dir); err != nil {
 		return Issuer{}, Key{}, err
 	}
@@ -51,7 +53,7 @@ func (e *TooEarlyError) Error() string {
 	for i, k := range e.Keys {
 		parts = append(parts, fmt.Sprintf("%s may be pruned from %s", k.ID, e.At[i].Format(time.RFC3339)))
 	}
-	return "tokens it signed may still be valid: " + strings.Join(parts, "; ") + " (its retirement plus the max token lifetime); run --prune again then, or --force to refuse those tokens now"
+	return strings.Join(parts, "; ") + " (retirement plus the max token lifetime, when every token the key signed has expired); run --prune again then, or add --force to refuse those tokens now"
 }
 
 // Prune removes the retired keys whose tokens have all expired (retired

@@ -44,6 +44,9 @@ type Options struct {
 	// (the TokenRequest API, projected tokens) as this OIDC issuer instead
 	// of envtest's own.
 	Issuer *Issuer
+	// Flags are more kube-apiserver flags, "--name=value", set after
+	// Issuer's: such as the ones leash sts create-issuer prints.
+	Flags []string
 }
 
 // Issuer is a service-account token issuer: its URL (the tokens' iss), the
@@ -63,6 +66,7 @@ type Server struct {
 	Config *rest.Config
 	Client client.Client
 	Env    *envtest.Environment
+	scheme *runtime.Scheme
 }
 
 // Start starts kube-apiserver and etcd and stops them when the test ends.
@@ -95,6 +99,9 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		args.Set("api-audiences", strings.Join(audiences, ","))
 	}
+	if err := setFlags(env.ControlPlane.GetAPIServer().Configure(), o.Flags); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	cfg, err := env.Start()
 	if err != nil {
@@ -110,7 +117,7 @@ func Start(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
-	return &Server{Config: cfg, Client: c, Env: env}
+	return &Server{Config: cfg, Client: c, Env: env, scheme: o.Scheme}
 }
 
 // Kubectl is the kubectl hack/envtest/build.sh builds beside the API server,
