@@ -33,10 +33,14 @@ type stsEnv struct {
 	roles, read []string // flags for create-roles/delete, and for check/create-provider
 }
 
-func newSTSEnv(t *testing.T) *stsEnv {
+func newSTSEnv(t *testing.T) *stsEnv { return newSTSEnvTrusting(t, nil) }
+
+// newSTSEnvTrusting starts leash local trusting the issuers of jwks
+// (issuer URL to JWKS file).
+func newSTSEnvTrusting(t *testing.T, jwks map[string]string) *stsEnv {
 	t.Helper()
 	data := t.TempDir()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: data})
+	l, err := localaws.StartLoopback(localaws.Config{DataDir: data, JWKSFiles: jwks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,3 +299,44 @@ func roleNames(roles []iamtypes.Role) []string {
 }
 
 func urlDecode(s string) (string, error) { return url.QueryUnescape(s) }
+
+// TestSTSCreateRolesProvesWithTheIssuerKey pins the proof create-roles
+// makes with --oidc-issuer-dir: a token of the request's service account,
+// signed with the issuer's key, is exchanged at leash local (which trusts
+// the issuer's key set) before the Secret is written; a role whose trust
+// refuses that token gets no Secret.
+func TestSTSCreateRolesProvesWithTheIssuerKey(t *testing.T) {
+	issuerDir := filepath.Join(t.TempDir(), "issuer")
+	if out, stderr, code := run(t, "sts", "create-issuer", "--issuer-url", testIssuer, "--out", issuerDir); code != 0 {
+		t.Fatalf("create-issuer: exit %d\n%s%s", code, out, stderr)
+	}
+	e := newSTSEnvTrusting(t, map[string]string{testIssuer: filepath.Join(issuerDir, "public", "keys.json")})
+	e.createProvider(t, "sts.amazonaws.com")
+	dir := filepath.Join("..", "examples", "ccm-sts")
+	args := append([]string{"sts", "create-roles", "-f", dir, "--oidc-issuer-dir", issuerDir}, e.roles...)
+	stdout, stderr, code := run(t, args...)
+	if code != 0 || strings.Contains(stderr, "ProofSkipped") {
+		t.Fatalf("exit %d, want 0 with the role proven\n%s%s", code, stdout, stderr)
+	}
+	secret := filepath.Join(e.out, "kube-system", "cloud-controller-manager-sts-credentials.yaml")
+	if _, err := os.Stat(secret); err != nil {
+		t.Fatal(err)
+	}
+
+	// An endpoint holding another key set for the issuer (as AWS does
+	// before the new keys.json is published) refuses the token: the
+	// request fails with STS's refusal, and its Secret is not written.
+	stale := filepath.Join(t.TempDir(), "stale")
+	if out, stderr, code := run(t, "sts", "create-issuer", "--issuer-url", testIssuer, "--out", stale); code != 0 {
+		t.Fatalf("create-issuer: exit %d\n%s%s", code, out, stderr)
+	}
+	other := newSTSEnvTrusting(t, map[string]string{testIssuer: filepath.Join(stale, "public", "keys.json")})
+	other.createProvider(t, "sts.amazonaws.com")
+	stdout, stderr, code = run(t, append([]string{"sts", "create-roles", "-f", dir, "--oidc-issuer-dir", issuerDir}, other.roles...)...)
+	if code != 1 || !strings.Contains(stdout, "TokenRefused") {
+		t.Fatalf("exit %d, want 1 and TokenRefused\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(other.out, "kube-system", "cloud-controller-manager-sts-credentials.yaml")); !os.IsNotExist(err) {
+		t.Errorf("a Secret was written for a role not proven (%v)\n%s", err, stdout)
+	}
+}

@@ -83,7 +83,7 @@ func proofFailure(err error, issuer, ns, sa, role string) *Failure {
 	switch {
 	case code == "InvalidIdentityToken" && strings.Contains(err.Error(), "No OpenIDConnect provider"):
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCProviderNotFound",
-			Message: fmt.Sprintf("STS knows no OIDC provider for issuer %s, so no token of it can assume role %s; create it (leash sts create-provider --issuer-url %s)", issuer, role, issuer)}
+			Message: fmt.Sprintf("STS knows no OIDC provider for issuer %s, so no token of it can assume role %s; create it (leash sts create-provider --oidc-issuer %s)", issuer, role, issuer)}
 	case code == "InvalidIdentityToken":
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "TokenRefused",
 			Message: fmt.Sprintf("STS refused the token of ServiceAccount %s/%s (%s); check --oidc-issuer is the kube-apiserver's --service-account-issuer and the provider holds its keys", ns, sa, code)}
