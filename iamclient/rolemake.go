@@ -130,3 +130,7 @@ func (c *Client) AssumeRoleWithWebIdentity(ctx context.Context, roleARN, session
 	cr := out.Credentials
 	return AccessKey{ID: aws.ToString(cr.AccessKeyId), Secret: NewSecret(aws.ToString(cr.SecretAccessKey)), SessionToken: NewSecret(aws.ToString(cr.SessionToken))}, nil
 }
+
+// IsDeleteConflict is IAM's DeleteConflict, such as a managed policy still
+// attached to another principal.
+func IsDeleteConflict(err error) bool { return hasCode(err, "DeleteConflict") }

@@ -7,7 +7,8 @@ import (
 // FolderPrincipal fills in the mode and principal `leash apply` gives a
 // request read from a folder, where no status is kept: the IAM user it
 // mints under clusterName (by name, as the account is not known here), or
-// the role of an STS request (its ARN). mode is apply's --mode for requests
+// the role of an STS request (its ARN, or the name of the role apply
+// makes when it names none). mode is apply's --mode for requests
 // without the leash.dev/mode annotation. It reads the request as apply
 // does, so `leash revoke --request -f DIR` finds the principal apply made.
 func FolderPrincipal(cr *leashv1.CredentialsRequest, clusterName string, mode leashv1.CredentialsMode) (leashv1.CredentialsMode, string, error) {
@@ -24,6 +25,9 @@ func FolderPrincipal(cr *leashv1.CredentialsRequest, clusterName string, mode le
 	case leashv1.ModeMint:
 		return m, userName(clusterName, cr.Namespace, cr.Name, string(cr.UID)), nil
 	case leashv1.ModeSTS:
+		if spec.STSIAMRoleARN == "" { // the role apply makes, by name
+			return m, userName(clusterName, cr.Namespace, cr.Name, string(cr.UID)), nil
+		}
 		return m, spec.STSIAMRoleARN, nil
 	}
 	return m, "", nil

@@ -311,6 +311,9 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 			syncErr = err
 		}
 	}
+	if syncErr == nil && !(mode == leashv1.ModeSTS && spec.STSIAMRoleARN == "") && p.madeRole(cr, nil, "") {
+		syncErr = p.retireMadeRole(ctx, cr, mode)
+	}
 	// A role's sessions are denied even when the role lacks a requested
 	// permission: the revocation cannot wait for that fix.
 	if syncErr == nil || errors.As(syncErr, &f) {

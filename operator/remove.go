@@ -71,7 +71,9 @@ func (p *Provisioner) deleteMinted(ctx context.Context, cr *leashv1.CredentialsR
 	// A managed policy may outlive its user after a crash, or be left
 	// unattached by one: each part is deleted by its name either way.
 	for i := range maxManagedPolicies {
-		if err := rc.iam.DeletePolicy(ctx, u.partARN(i)); err != nil {
+		// A part of the same name attached to the role STS mode made for the
+		// request (a request turned from Mint to STS) is the role's now.
+		if err := rc.iam.DeletePolicy(ctx, u.partARN(i)); err != nil && !iamclient.IsDeleteConflict(err) {
 			return "", err
 		}
 	}
@@ -121,7 +123,7 @@ func (p *Provisioner) deleteUser(ctx context.Context, c *iamclient.Client, name,
 		}
 		for _, part := range partNames(name) { // the ones leash made for it
 			if strings.HasSuffix(arn, ":policy"+u.Path+part) {
-				if err := c.DeletePolicy(ctx, arn); err != nil {
+				if err := c.DeletePolicy(ctx, arn); err != nil && !iamclient.IsDeleteConflict(err) {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -32,7 +33,9 @@ func (p *Provisioner) deleteMadeRole(ctx context.Context, cr *leashv1.Credential
 		return "", err
 	}
 	for i := range maxManagedPolicies {
-		if err := rc.iam.DeletePolicy(ctx, r.partARN(i)); err != nil {
+		// A part of the same name attached to the request's minted user
+		// (a request turned from STS to Mint) is the user's now.
+		if err := rc.iam.DeletePolicy(ctx, r.partARN(i)); err != nil && !iamclient.IsDeleteConflict(err) {
 			return "", err
 		}
 	}
@@ -72,11 +75,33 @@ func (p *Provisioner) deleteRole(ctx context.Context, c *iamclient.Client, r min
 		}
 		for _, part := range partNames(r.name) {
 			if strings.HasSuffix(arn, ":policy"+r.path+part) {
-				if err := c.DeletePolicy(ctx, arn); err != nil {
+				if err := c.DeletePolicy(ctx, arn); err != nil && !iamclient.IsDeleteConflict(err) {
 					return err
 				}
 			}
 		}
 	}
 	return c.DeleteRole(ctx, r.name)
+}
+
+// retireMadeRole deletes the role an earlier STS sync made for a request
+// now in another mode, once its Secret no longer names the role: a request
+// turned Manual whose Secret still configures the role keeps it until the
+// administrator replaces the Secret.
+func (p *Provisioner) retireMadeRole(ctx context.Context, cr *leashv1.CredentialsRequest, mode leashv1.CredentialsMode) error {
+	role := cr.Status.Principal
+	ref := cr.Spec.SecretRef
+	s, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if s != nil && strings.Contains(string(s.Data[SecretKeyCredentials]), role) {
+		return nil
+	}
+	name, err := p.deleteMadeRole(ctx, cr)
+	if err != nil {
+		return err
+	}
+	p.event(cr, "RoleRetired", "deleted IAM role %s with its policies: the request is in %s mode now and its Secret no longer names the role", name, mode)
+	return nil
 }

@@ -299,3 +299,55 @@ func TestSTSRoleLifecycle(t *testing.T) {
 		t.Errorf("live role: %v", err)
 	}
 }
+
+// TestSTSRoleModeSwitch: a request turned from STS to Mint gets its user
+// and loses its role once the Secret holds the user's key; turned back, it
+// gets a role and loses the user. Over the inline quota the role and the
+// user share their managed policies' names, and neither switch may delete
+// the other's.
+func TestSTSRoleModeSwitch(t *testing.T) {
+	small := []leashv1.StatementEntry{allow("*", "ec2:DescribeInstances")}
+	var big []leashv1.StatementEntry
+	for i := range 40 {
+		big = append(big, allow("arn:aws:s3:::bucket-with-a-rather-long-name-xxxxxxxxxx-"+string(rune('a'+i%26))+"/*", "s3:GetObject"))
+	}
+	for _, c := range []struct {
+		name    string
+		entries []leashv1.StatementEntry
+	}{{"inline policy", small}, {"managed policy", big}} {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := stsEnv(t, false)
+			cr := stsRequest(t, "ccm", []string{"cloud-controller"}, c.entries...)
+			name := userName("unit", "apps", "ccm", "uid-ccm")
+			e.ready(t, cr)
+			cr.Annotations = map[string]string{AnnotationMode: string(leashv1.ModeMint)}
+			out := e.ready(t, cr)
+			if _, err := e.admin.GetRole(e.ctx, name); !iamclient.IsNotFound(err) {
+				t.Errorf("role after the switch to Mint: %v; want NoSuchEntity", err)
+			}
+			if out.Principal != e.userARN(name) {
+				t.Errorf("principal %q; want the user", out.Principal)
+			}
+			e.actsAs(t, e.publishedKey(t, cr), e.userARN(name))
+			cr.Annotations = map[string]string{AnnotationMode: string(leashv1.ModeSTS)}
+			out = e.ready(t, cr)
+			if !strings.Contains(out.Principal, ":role/") {
+				t.Errorf("principal %q after the switch back; want the role", out.Principal)
+			}
+			if _, err := e.admin.GetUser(e.ctx, name); !iamclient.IsNotFound(err) {
+				t.Errorf("user after the switch to STS: %v; want NoSuchEntity", err)
+			}
+			if c.name == "managed policy" {
+				attached, err := e.admin.AttachedRolePolicies(e.ctx, name)
+				if err != nil || len(attached) == 0 {
+					t.Errorf("role's managed policies %v, %v; want them attached", attached, err)
+				}
+				for _, arn := range attached {
+					if _, err := e.admin.ManagedPolicyDocument(e.ctx, arn); err != nil {
+						t.Errorf("role's policy %s: %v", arn, err)
+					}
+				}
+			}
+		})
+	}
+}

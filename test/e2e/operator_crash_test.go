@@ -570,7 +570,8 @@ func (p *operatorProc) terminate(t *testing.T) {
 // tapCall is one IAM or STS call through the tap.
 type tapCall struct {
 	action string
-	// user is the UserName parameter, if any.
+	// user is the UserName parameter, if any, else the role the call is
+	// about (RoleName, or the name in RoleArn).
 	user string
 	// policy is the name in the PolicyArn parameter, if any.
 	policy string
@@ -707,6 +708,12 @@ func (tp *iamTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (tp *iamTap) observe(r *http.Request, body []byte, status int, answer []byte) bool {
 	form, _ := url.ParseQuery(string(body))
 	c := tapCall{action: form.Get("Action"), user: form.Get("UserName")}
+	if c.user == "" { // a role's call: by its name, or its ARN (AssumeRoleWithWebIdentity)
+		c.user = form.Get("RoleName")
+	}
+	if arn := form.Get("RoleArn"); c.user == "" && arn != "" {
+		c.user = arn[strings.LastIndex(arn, "/")+1:]
+	}
 	if arn := form.Get("PolicyArn"); arn != "" {
 		c.policy = arn[strings.LastIndex(arn, "/")+1:]
 	} else if c.user == "" {
