@@ -150,8 +150,8 @@ func TestSTSCreateRolesBadInput(t *testing.T) {
 			}
 			// delete leaves a role it did not make alone.
 			if len(before) > 0 {
-				if out, stderr, code := e.delete(t, dir); code != 0 {
-					t.Fatalf("delete: exit %d\n%s%s", code, out, stderr)
+				if out, stderr, code := e.delete(t, dir); code != 0 || strings.Contains(stderr, "deleted") {
+					t.Fatalf("delete: exit %d, want 0 and no deletion said\n%s%s", code, out, stderr)
 				}
 				if after := roleNames(e.leashRoles(t)); !slices.Equal(after, before) {
 					t.Errorf("delete removed a role leash did not make: %v, now %v", before, after)

@@ -250,8 +250,8 @@ func TestSTSCreateRolesExamplesPassCheck(t *testing.T) {
 			t.Errorf("%s/%s: Secret manifest left after delete (%v)", cr.Namespace, cr.Name, err)
 		}
 	}
-	if out, stderr, code := e.delete(t, examples); code != 0 {
-		t.Errorf("second delete: exit %d\n%s%s", code, out, stderr)
+	if out, stderr, code := e.delete(t, examples); code != 0 || out != "" || stderr != "" {
+		t.Errorf("second delete: exit %d, want 0 and nothing said, nothing being left\n%s%s", code, out, stderr)
 	}
 }
 

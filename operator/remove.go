@@ -35,7 +35,9 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		if err != nil {
 			return err
 		}
-		p.event(cr, "RoleDeleted", "deleted IAM role %s with its policies", name)
+		if name != "" {
+			p.event(cr, "RoleDeleted", "deleted IAM role %s with its policies", name)
+		}
 	}
 	if mode == leashv1.ModeMint || knownUser(cr) != "" {
 		name, err := p.deleteMinted(ctx, cr)

@@ -22,14 +22,16 @@ func (p *Provisioner) madeRole(cr *leashv1.CredentialsRequest, spec *leashv1.AWS
 
 // deleteMadeRole deletes the role leash made for the request with its
 // policies, and every managed policy part by name, as one may outlive its
-// role after a crash. It is safe to repeat.
+// role after a crash. It is safe to repeat. It returns the role's name, or
+// "" when there was no role of the request's to delete (gone, or another's).
 func (p *Provisioner) deleteMadeRole(ctx context.Context, cr *leashv1.CredentialsRequest) (string, error) {
 	rc, _, err := p.rootClient(ctx)
 	if err != nil {
 		return "", err
 	}
 	r := p.madeRoleFor(cr, rc.identity)
-	if err := p.deleteRole(ctx, rc.iam, r, string(cr.UID)); err != nil {
+	deleted, err := p.deleteRole(ctx, rc.iam, r, string(cr.UID))
+	if err != nil {
 		return "", err
 	}
 	for i := range maxManagedPolicies {
@@ -39,49 +41,53 @@ func (p *Provisioner) deleteMadeRole(ctx context.Context, cr *leashv1.Credential
 			return "", err
 		}
 	}
+	if !deleted {
+		return "", nil
+	}
 	return r.name, nil
 }
 
 // deleteRole deletes a role leash made, in the order IAM requires: inline
 // policies, attached policies (deleting the ones leash made for it), then
-// the role. A role that is gone, or is not owned by uid, is left alone.
-func (p *Provisioner) deleteRole(ctx context.Context, c *iamclient.Client, r mintedUser, uid string) error {
+// the role. A role that is gone, or is not owned by uid, is left alone, and
+// false says so.
+func (p *Provisioner) deleteRole(ctx context.Context, c *iamclient.Client, r mintedUser, uid string) (bool, error) {
 	role, err := c.GetRole(ctx, r.name)
 	if iamclient.IsNotFound(err) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if role.Tags[TagRequestUID] != uid || role.Tags[TagCluster] != p.cfg.ClusterName {
-		return nil
+		return false, nil
 	}
 	inline, err := c.RolePolicyNames(ctx, r.name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, n := range inline {
 		if err := c.DeleteRolePolicy(ctx, r.name, n); err != nil {
-			return err
+			return false, err
 		}
 	}
 	attached, err := c.AttachedRolePolicies(ctx, r.name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, arn := range attached {
 		if err := c.DetachRolePolicy(ctx, r.name, arn); err != nil && !iamclient.IsNotFound(err) {
-			return err
+			return false, err
 		}
 		for _, part := range partNames(r.name) {
 			if strings.HasSuffix(arn, ":policy"+r.path+part) {
 				if err := c.DeletePolicy(ctx, arn); err != nil && !iamclient.IsDeleteConflict(err) {
-					return err
+					return false, err
 				}
 			}
 		}
 	}
-	return c.DeleteRole(ctx, r.name)
+	return true, c.DeleteRole(ctx, r.name)
 }
 
 // retireMadeRole deletes the role an earlier STS sync made for a request

@@ -76,7 +76,7 @@ func (p *Provisioner) sweepRoles(ctx context.Context, rc *rootClient, liveUIDs m
 			continue
 		}
 		made := mintedUser{role: true, name: listed.Name, path: userPath(p.cfg.ClusterName)}
-		if err := p.deleteRole(ctx, rc.iam, made, uid); err != nil {
+		if _, err := p.deleteRole(ctx, rc.iam, made, uid); err != nil {
 			return kept, deleted, fmt.Errorf("sweep %s: %w", listed.Name, err)
 		}
 		kept = kept[:len(kept)-1]
