@@ -54,10 +54,12 @@ request's first service account, signed with the issuer's key, is exchanged
 with AssumeRoleWithWebIdentity and the session asked who it is; without it
 the proof is skipped, and each run says so.
 
-Before any IAM call it checks every request (serviceAccountNames listed, the
-statements valid, no mode annotation other than STS) and that the provider
-exists with the audience among its client IDs (leash sts create-provider
-makes it): bad input makes nothing. A role of the same name that leash did
+Before it makes anything it checks every request (serviceAccountNames listed,
+the statements valid, no mode annotation other than STS) and that the
+provider exists with the audience among its client IDs (leash sts
+create-provider makes it): bad input makes nothing. A request with
+stsIAMRoleARN names its own role: none is made for it, and its Secret names
+that role, as the operator does. A role of the same name that leash did
 not make for the request is refused, never adopted. Running it again changes
 only what the requests changed. leash sts delete removes what it made.
 
