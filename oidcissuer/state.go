@@ -132,3 +132,6 @@ func (is Issuer) save(dir string) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, StateFile), append(data, '\n'), 0o644)
 }
+
+// String is the duration as Go spells it.
+func (d Duration) String() string { return time.Duration(d).String() }
