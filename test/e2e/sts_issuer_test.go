@@ -99,7 +99,9 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 		name, token, code, msgHas string
 	}{
 		{name: "another service account is AccessDenied", token: tokenFor(ctx, t, api, "other", "sts.amazonaws.com"), code: "AccessDenied"},
-		{name: "the right account with another audience is InvalidIdentityToken", token: tokenFor(ctx, t, api, stsSA, "other"), code: "InvalidIdentityToken", msgHas: "audience"},
+		// STS answers a token whose aud is not a client ID of the provider
+		// so (InvalidIdentityToken: Incorrect token audience), before any role.
+		{name: "the right account with another audience is InvalidIdentityToken", token: tokenFor(ctx, t, api, stsSA, "other"), code: "InvalidIdentityToken", msgHas: "Incorrect token audience"},
 		{name: "another issuer is InvalidIdentityToken: no provider", token: signToken(t, otherDir, "https://other.e2e.example", sub), code: "InvalidIdentityToken", msgHas: "No OpenIDConnect provider"},
 		{name: "this issuer's claims signed by another issuer's key is InvalidIdentityToken", token: signToken(t, otherDir, stsIssuer, sub), code: "InvalidIdentityToken"},
 	}
@@ -135,7 +137,7 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 
 	out = leashOK(t, "sts", "rotate-key", "--out", dir, "--prune", "--force")
 	api.Restart(t, printedFlags(t, out))
-	ex.refused(ctx, t, signedBefore, "InvalidIdentityToken", "")
+	ex.refused(ctx, t, signedBefore, "InvalidIdentityToken", oldKid)
 	ex.assumes(ctx, t, "a token signed by the new key, after the prune", signedAfter)
 	ex.assumes(ctx, t, "a new token after the prune and restart", tokenFor(ctx, t, api, stsSA, "sts.amazonaws.com"))
 	if authenticates(ctx, t, api, signedBefore) {
