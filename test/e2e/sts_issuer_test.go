@@ -86,6 +86,10 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 	if kid := tokenKid(t, signedBefore); kid != first.SigningKey().ID {
 		t.Fatalf("the API server signed with kid %s, the issuer's key is %s", kid, first.SigningKey().ID)
 	}
+	// The API server caps tokens at --max-token-lifetime: what prune counts on.
+	if exp := tokenExpiry(t, tokenRequest(ctx, t, api, stsSA, "sts.amazonaws.com", 48*3600)); time.Until(exp) > time.Hour+time.Minute {
+		t.Errorf("a token asked for 48h expires at %v: the 1h max token lifetime is not applied", exp)
+	}
 	ex := exchanger{dir: t.TempDir(), url: url, roleARN: roleARN, role: roleARN[strings.LastIndex(roleARN, "/")+1:]}
 	ex.assumes(ctx, t, "the service account's token", signedBefore)
 
@@ -225,11 +229,17 @@ func createRoles(t *testing.T, url, data string) string {
 	return roleARN
 }
 
-// tokenFor asks the API server for a token of a service account in stsNS.
+// tokenFor asks the API server for an hour's token of a service account in
+// stsNS.
 func tokenFor(ctx context.Context, t *testing.T, api *apiserver.Server, sa, audience string) string {
 	t.Helper()
+	return tokenRequest(ctx, t, api, sa, audience, 3600)
+}
+
+func tokenRequest(ctx context.Context, t *testing.T, api *apiserver.Server, sa, audience string, seconds int64) string {
+	t.Helper()
 	acct := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: stsNS, Name: sa}}
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: new(int64(3600))}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &seconds}}
 	if err := api.Client.SubResource("token").Create(ctx, acct, tr); err != nil {
 		t.Fatalf("TokenRequest for %s/%s: %v", stsNS, sa, err)
 	}
@@ -245,6 +255,22 @@ func authenticates(ctx context.Context, t *testing.T, api *apiserver.Server, tok
 		t.Fatalf("TokenReview: %v", err)
 	}
 	return tr.Status.Authenticated
+}
+
+// tokenExpiry is a token's exp claim.
+func tokenExpiry(t *testing.T, token string) time.Time {
+	t.Helper()
+	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(token, ".")[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Exp int64 `json:"exp"`
+	}
+	if err := json.Unmarshal(payload, &c); err != nil {
+		t.Fatal(err)
+	}
+	return time.Unix(c.Exp, 0)
 }
 
 // tokenKid is the kid in a token's header.
