@@ -348,3 +348,31 @@ func TestRetirementIsRoundedUpToTheSecond(t *testing.T) {
 		t.Errorf("pruned at the rotation time plus the lifetime, before the recorded second")
 	}
 }
+
+func TestLoadRefusesAStateLeashWouldNotWrite(t *testing.T) {
+	const key = `{"kid":"a","created":"2026-01-02T03:04:05Z"}`
+	const retired = `{"kid":"r","created":"2026-01-02T03:04:05Z","retiredAt":"2026-01-02T04:04:05Z"}`
+	cases := []struct{ name, state, errHas string }{
+		{name: "two signing keys", state: `{"issuer":"https://o.example","maxTokenLifetime":"1h0m0s","keys":[` + key + `,{"kid":"b","created":"2026-01-02T03:04:05Z"}]}`, errHas: "2 signing keys"},
+		{name: "no signing key", state: `{"issuer":"https://o.example","maxTokenLifetime":"1h0m0s","keys":[` + retired + `]}`, errHas: "0 signing keys"},
+		{name: "a kid that is a path", state: `{"issuer":"https://o.example","maxTokenLifetime":"1h0m0s","keys":[{"kid":"../x","created":"2026-01-02T03:04:05Z"}]}`, errHas: "not base64url"},
+		{name: "a repeated kid", state: `{"issuer":"https://o.example","maxTokenLifetime":"1h0m0s","keys":[` + key + `,` + key + `]}`, errHas: "repeated"},
+		{name: "an http issuer", state: `{"issuer":"http://o.example","maxTokenLifetime":"1h0m0s","keys":[` + key + `]}`, errHas: "https"},
+		{name: "no lifetime", state: `{"issuer":"https://o.example","keys":[` + key + `]}`, errHas: "maxTokenLifetime"},
+		{name: "not JSON", state: `issuer: x`, errHas: StateFile},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(c.state), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), c.errHas) {
+				t.Errorf("Load = %v, want an error naming %q", err, c.errHas)
+			}
+		})
+	}
+	if _, err := Load(t.TempDir()); !errors.Is(err, ErrNoIssuer) {
+		t.Errorf("Load of an empty folder = %v, want ErrNoIssuer", err)
+	}
+}

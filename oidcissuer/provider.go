@@ -1,6 +1,8 @@
 // Package oidcissuer holds what leash knows about a service-account token
-// issuer: how IAM names the OIDC identity provider that trusts it, and the
-// prefix of the condition keys a role's trust policy tests its tokens with.
+// issuer: the folder that makes one (its signing keys, JWKS and discovery
+// document, their rotation), how IAM names the OIDC identity provider that
+// trusts it, and the prefix of the condition keys a role's trust policy tests
+// its tokens with.
 package oidcissuer
 
 import (

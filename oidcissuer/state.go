@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"leash.dev/leash/internal/atomicfile"
@@ -96,6 +97,9 @@ func Load(dir string) (Issuer, error) {
 	return is, nil
 }
 
+// keyIDChars is the alphabet of KeyID: unpadded base64url.
+var keyIDChars = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
 // ErrNoIssuer is a folder without an issuer state file.
 var ErrNoIssuer = errors.New("no " + StateFile + " here: make the issuer with leash sts create-issuer --out DIR")
 
@@ -111,8 +115,8 @@ func (is Issuer) check() error {
 	signing := 0
 	seen := map[string]bool{}
 	for _, k := range is.Keys {
-		if k.ID == "" || seen[k.ID] || filepath.Base(k.ID) != k.ID {
-			return fmt.Errorf("key ID %q is empty, repeated or not a file name", k.ID)
+		if !keyIDChars.MatchString(k.ID) || seen[k.ID] {
+			return fmt.Errorf("key ID %q is repeated or not base64url (it names the key files)", k.ID)
 		}
 		seen[k.ID] = true
 		if k.RetiredAt == nil {
@@ -132,3 +136,6 @@ func (is Issuer) save(dir string) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, StateFile), append(data, '\n'), 0o644)
 }
+
+// String is the duration as Go spells it.
+func (d Duration) String() string { return time.Duration(d).String() }

@@ -22,15 +22,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/awscreds"
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/test/apiserver"
@@ -40,15 +39,15 @@ const (
 	stsIssuer = "https://oidc.e2e.example/cluster"
 	stsNS     = "kube-system"
 	stsSA     = "cloud-controller-manager"
-	stsRole   = "e2e-ccm"
 )
 
 // TestSTSIssuerEndToEnd is the issue's acceptance for the issuer: the
 // kube-apiserver runs as the issuer leash sts create-issuer made, with the
 // flags it printed; leash local trusts the issuer through its keys.json and
-// holds the provider create-provider made; a service account's TokenRequest
-// token is exchanged for its role through a pod's SDK path (awscreds.Load on
-// the Secret's credentials file); the wrong account, audience and issuer are
+// holds the provider create-provider made and the role create-roles made for
+// examples/ccm-sts; a service account's TokenRequest token is exchanged for
+// that role through a pod's SDK path (awscreds.Load on the credentials file
+// the Secret would hold); the wrong account, audience and issuer are
 // refused with STS's errors. Then the key is rotated: old tokens still work,
 // new ones carry the new kid, --prune is refused early, and once it is
 // forced the old tokens are refused.
@@ -60,7 +59,8 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 	out := leashOK(t, "sts", "create-issuer", "--issuer-url", stsIssuer, "--max-token-lifetime", "1h", "--out", dir)
 	api := apiserver.Start(t, apiserver.Options{Flags: printedFlags(t, out)})
 
-	local, url := startInProcessLocal(t, localaws.Config{DataDir: t.TempDir(), AccountID: account,
+	data := t.TempDir()
+	local, url := startInProcessLocal(t, localaws.Config{DataDir: data, AccountID: account,
 		JWKSFiles: map[string]string{stsIssuer: oidcissuer.JWKSFile(dir)}})
 	adminFile := local.AdminCredentialsPath()
 	out = leashOK(t, "sts", "create-provider", "--oidc-issuer", stsIssuer, "--endpoint", url, "--credentials-file", adminFile)
@@ -71,7 +71,7 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "Made the OIDC provider "+providerARN) {
 		t.Fatalf("create-provider said:\n%s", out)
 	}
-	roleARN := createTrustedRole(ctx, t, url, adminFile, providerARN)
+	roleARN := createRoles(t, url, data)
 
 	for _, sa := range []string{stsSA, "other"} {
 		if err := api.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: stsNS, Name: sa}}); err != nil {
@@ -86,7 +86,11 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 	if kid := tokenKid(t, signedBefore); kid != first.SigningKey().ID {
 		t.Fatalf("the API server signed with kid %s, the issuer's key is %s", kid, first.SigningKey().ID)
 	}
-	ex := exchanger{dir: t.TempDir(), url: url, roleARN: roleARN}
+	// The API server caps tokens at --max-token-lifetime: what prune counts on.
+	if exp := tokenExpiry(t, tokenRequest(ctx, t, api, stsSA, "sts.amazonaws.com", 48*3600)); time.Until(exp) > time.Hour+time.Minute {
+		t.Errorf("a token asked for 48h expires at %v: the 1h max token lifetime is not applied", exp)
+	}
+	ex := exchanger{dir: t.TempDir(), url: url, roleARN: roleARN, role: roleARN[strings.LastIndex(roleARN, "/")+1:]}
 	ex.assumes(ctx, t, "the service account's token", signedBefore)
 
 	// A token of another issuer, signed with that issuer's own key.
@@ -99,7 +103,9 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 		name, token, code, msgHas string
 	}{
 		{name: "another service account is AccessDenied", token: tokenFor(ctx, t, api, "other", "sts.amazonaws.com"), code: "AccessDenied"},
-		{name: "the right account with another audience is InvalidIdentityToken", token: tokenFor(ctx, t, api, stsSA, "other"), code: "InvalidIdentityToken", msgHas: "audience"},
+		// STS answers a token whose aud is not a client ID of the provider
+		// so (InvalidIdentityToken: Incorrect token audience), before any role.
+		{name: "the right account with another audience is InvalidIdentityToken", token: tokenFor(ctx, t, api, stsSA, "other"), code: "InvalidIdentityToken", msgHas: "Incorrect token audience"},
 		{name: "another issuer is InvalidIdentityToken: no provider", token: signToken(t, otherDir, "https://other.e2e.example", sub), code: "InvalidIdentityToken", msgHas: "No OpenIDConnect provider"},
 		{name: "this issuer's claims signed by another issuer's key is InvalidIdentityToken", token: signToken(t, otherDir, stsIssuer, sub), code: "InvalidIdentityToken"},
 	}
@@ -135,7 +141,7 @@ func TestSTSIssuerEndToEnd(t *testing.T) {
 
 	out = leashOK(t, "sts", "rotate-key", "--out", dir, "--prune", "--force")
 	api.Restart(t, printedFlags(t, out))
-	ex.refused(ctx, t, signedBefore, "InvalidIdentityToken", "")
+	ex.refused(ctx, t, signedBefore, "InvalidIdentityToken", oldKid)
 	ex.assumes(ctx, t, "a token signed by the new key, after the prune", signedAfter)
 	ex.assumes(ctx, t, "a new token after the prune and restart", tokenFor(ctx, t, api, stsSA, "sts.amazonaws.com"))
 	if authenticates(ctx, t, api, signedBefore) {
@@ -185,41 +191,55 @@ func printedFlags(t *testing.T, out string) []string {
 	return flags
 }
 
-// createTrustedRole makes the role as the issue's trust says: the
-// provider, StringEquals on sub (the service account) and aud.
-func createTrustedRole(ctx context.Context, t *testing.T, url, adminFile, providerARN string) string {
+// createRoles makes the role of examples/ccm-sts's request (the cloud
+// controller manager's service account in stsNS) with leash sts
+// create-roles at leash local, and returns the role ARN its Secret's
+// credentials file names.
+func createRoles(t *testing.T, url, data string) string {
 	t.Helper()
-	key, err := iamclient.KeyFromFile(adminFile)
+	requests, secrets := t.TempDir(), filepath.Join(t.TempDir(), "secrets")
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "examples", "ccm-sts", "credentialsrequest.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix, err := oidcissuer.ConditionPrefix(stsIssuer)
+	if err := os.WriteFile(filepath.Join(requests, "credentialsrequest.yaml"), manifest, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leashOK(t, "sts", "create-roles", "-f", requests, "--oidc-issuer", stsIssuer, "--endpoint", url, "--data", data, "--out", secrets)
+	raw, err := os.ReadFile(filepath.Join(secrets, stsNS, "cloud-controller-manager-sts-credentials.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-		"Effect": "Allow", "Principal": map[string]string{"Federated": providerARN}, "Action": "sts:AssumeRoleWithWebIdentity",
-		"Condition": map[string]any{"StringEquals": map[string]string{
-			prefix + ":sub": "system:serviceaccount:" + stsNS + ":" + stsSA,
-			prefix + ":aud": "sts.amazonaws.com",
-		}},
-	}}})
+	secret := &corev1.Secret{}
+	if err := yaml.UnmarshalStrict(raw, secret); err != nil {
+		t.Fatal(err)
+	}
+	creds := string(secret.Data["credentials"])
+	if creds == "" {
+		creds = secret.StringData["credentials"]
+	}
+	file, err := credfile.Parse(creds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(url), Credentials: key.Provider()})
-	role, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(stsRole), AssumeRolePolicyDocument: aws.String(string(trust))})
-	if err != nil {
-		t.Fatal(err)
+	roleARN := file["default"]["role_arn"]
+	if !strings.HasPrefix(roleARN, "arn:aws:iam::"+account+":role/") {
+		t.Fatalf("the Secret's credentials file names role_arn %q", roleARN)
 	}
-	return aws.ToString(role.Role.Arn)
+	return roleARN
 }
 
-// tokenFor asks the API server for a token of a service account in stsNS.
+// tokenFor asks the API server for an hour's token of a service account in
+// stsNS.
 func tokenFor(ctx context.Context, t *testing.T, api *apiserver.Server, sa, audience string) string {
 	t.Helper()
+	return tokenRequest(ctx, t, api, sa, audience, 3600)
+}
+
+func tokenRequest(ctx context.Context, t *testing.T, api *apiserver.Server, sa, audience string, seconds int64) string {
+	t.Helper()
 	acct := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: stsNS, Name: sa}}
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: new(int64(3600))}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &seconds}}
 	if err := api.Client.SubResource("token").Create(ctx, acct, tr); err != nil {
 		t.Fatalf("TokenRequest for %s/%s: %v", stsNS, sa, err)
 	}
@@ -235,6 +255,22 @@ func authenticates(ctx context.Context, t *testing.T, api *apiserver.Server, tok
 		t.Fatalf("TokenReview: %v", err)
 	}
 	return tr.Status.Authenticated
+}
+
+// tokenExpiry is a token's exp claim.
+func tokenExpiry(t *testing.T, token string) time.Time {
+	t.Helper()
+	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(token, ".")[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Exp int64 `json:"exp"`
+	}
+	if err := json.Unmarshal(payload, &c); err != nil {
+		t.Fatal(err)
+	}
+	return time.Unix(c.Exp, 0)
 }
 
 // tokenKid is the kid in a token's header.
@@ -289,8 +325,8 @@ func signToken(t *testing.T, dir, iss, sub string) string {
 // credentials file naming it and the role, awscreds.Load against leash
 // local.
 type exchanger struct {
-	dir, url, roleARN string
-	n                 int
+	dir, url, roleARN, role string
+	n                       int
 }
 
 func (e *exchanger) load(ctx context.Context, t *testing.T, token string) (aws.Config, error) {
@@ -320,7 +356,7 @@ func (e *exchanger) assumes(ctx context.Context, t *testing.T, what, token strin
 	if err != nil {
 		t.Fatalf("%s: GetCallerIdentity: %v", what, err)
 	}
-	if want := "arn:aws:sts::" + account + ":assumed-role/" + stsRole + "/"; !strings.HasPrefix(aws.ToString(id.Arn), want) {
+	if want := "arn:aws:sts::" + account + ":assumed-role/" + e.role + "/"; !strings.HasPrefix(aws.ToString(id.Arn), want) {
 		t.Errorf("%s: caller %s, want %s…", what, aws.ToString(id.Arn), want)
 	}
 }
