@@ -340,3 +340,56 @@ func TestSTSCreateRolesProvesWithTheIssuerKey(t *testing.T) {
 		t.Errorf("a Secret was written for a role not proven (%v)\n%s", err, stdout)
 	}
 }
+
+// TestSTSCreateRolesLeavesANamedRoleAlone pins that a request naming its
+// own role (stsIAMRoleARN) gets none made: its Secret names that role, and
+// delete removes the Secret and never the role.
+func TestSTSCreateRolesLeavesANamedRoleAlone(t *testing.T) {
+	ctx := context.Background()
+	e := newSTSEnv(t)
+	e.createProvider(t, "sts.amazonaws.com")
+	if _, err := e.admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("reports-reader"),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("reports-reader"), PolicyName: aws.String("read"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	arn := "arn:aws:iam::" + e.l.AccountID() + ":role/reports-reader"
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "r.yaml"), `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: reports, namespace: apps}
+spec:
+  secretRef: {name: reports-credentials, namespace: apps}
+  serviceAccountNames: [reports]
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: AWSProviderSpec
+    stsIAMRoleARN: `+arn+`
+    statementEntries:
+    - {effect: Allow, action: ["s3:GetObject"], resource: "*"}
+`)
+	stdout, stderr, code := e.createRoles(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if roles := e.leashRoles(t); len(roles) != 0 {
+		t.Errorf("roles made for a request naming its own: %v", roleNames(roles))
+	}
+	secret := filepath.Join(e.out, "apps", "reports-credentials.yaml")
+	s := readSecretManifest(t, secret)
+	if got, want := string(s.Data["credentials"]), credfile.WebIdentity(arn, "/var/run/secrets/openshift/serviceaccount/token"); got != want {
+		t.Errorf("credentials file\n%s\nwant\n%s", got, want)
+	}
+	if out, stderr, code := e.delete(t, dir); code != 0 {
+		t.Fatalf("delete: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, err := e.admin.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("reports-reader")}); err != nil {
+		t.Errorf("delete removed the request's own role: %v", err)
+	}
+	if _, err := os.Stat(secret); !os.IsNotExist(err) {
+		t.Errorf("delete left the Secret create-roles wrote (%v)", err)
+	}
+}
