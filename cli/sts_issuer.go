@@ -19,7 +19,7 @@ import (
 var errPruneEarly = fmt.Errorf("%w: a retired key may not be pruned yet", errNotReady)
 
 type createIssuerOptions struct {
-	out, issuerURL, bucket, region string
+	out, name, issuerURL, bucket, region string
 	maxTokenLifetime               time.Duration
 	lifetimeGiven                  bool
 }
@@ -28,7 +28,7 @@ func newSTSCreateIssuer() *cobra.Command {
 	var o createIssuerOptions
 	const short = "Make a cluster's service-account token issuer: signing key, JWKS and discovery document"
 	cmd := &cobra.Command{
-		Use:   "create-issuer --out DIR (--issuer-url URL | --bucket NAME --region REGION)",
+		Use:   "create-issuer --out DIR (--issuer-url URL | --bucket NAME --region REGION | --name CLUSTER --region REGION)",
 		Short: short,
 		Long: long(short, `create-issuer makes the OIDC issuer kube-apiserver signs service account
 tokens as, in the folder --out:
@@ -46,7 +46,8 @@ private key is never printed. It prints the kube-apiserver flags that use the
 files and how to publish DIR/public.
 
 The issuer URL is --issuer-url, or the S3 bucket --bucket in --region
-(https://NAME.s3.REGION.amazonaws.com). It must be https with no query,
+(https://NAME.s3.REGION.amazonaws.com), or with --name CLUSTER the bucket
+CLUSTER-oidc in --region. It must be https with no query,
 fragment or trailing slash. --max-token-lifetime bounds every token the API
 server issues (--service-account-max-token-expiration, with extension of
 projected tokens turned off so the bound holds): rotate-key --prune counts on
@@ -59,6 +60,9 @@ nothing and says so; a folder holding anything else is refused.`),
 			"leash sts create-issuer --bucket my-cluster-oidc --region eu-west-1 --out issuer/",
 			"aws s3 sync issuer/public s3://my-cluster-oidc/",
 			"",
+			"# The same, the bucket named after the cluster (prod-oidc)",
+			"leash sts create-issuer --name prod --region eu-west-1 --out issuer/",
+			"",
 			"# An issuer served from your own web server, with tokens of at most 12 hours",
 			"leash sts create-issuer --issuer-url https://oidc.example.com/prod --max-token-lifetime 12h --out issuer/",
 		),
@@ -70,6 +74,7 @@ nothing and says so; a folder holding anything else is refused.`),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.out, "out", "", "`DIR` to make the issuer in: new or empty (required, e.g. --out issuer/)")
+	f.StringVar(&o.name, "name", "", "`CLUSTER` name: the issuer is the S3 bucket CLUSTER-oidc in --region, unless --bucket names another (e.g. --name prod)")
 	f.StringVar(&o.issuerURL, "issuer-url", "", "the issuer `URL` the tokens name and DIR/public is served at (e.g. --issuer-url https://oidc.example.com/prod)")
 	f.StringVar(&o.bucket, "bucket", "", "S3 bucket `NAME` DIR/public is served from, instead of --issuer-url; with --region (e.g. --bucket my-cluster-oidc)")
 	f.StringVar(&o.region, "region", "", "AWS `REGION` of --bucket (e.g. --region eu-west-1)")
@@ -84,8 +89,18 @@ var (
 	regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
 )
 
-// issuerURL is the URL the flags name.
+// url is the issuer URL the flags name.
 func (o createIssuerOptions) url() (string, error) {
+	if o.name != "" {
+		switch {
+		case o.issuerURL != "":
+			return "", &inputerr.Error{Source: "--name", Msg: "names the issuer's bucket (NAME-oidc); with --issuer-url it has no use: drop one of them"}
+		case !bucketName.MatchString(o.name + "-oidc"):
+			return "", &inputerr.Error{Source: "--name " + o.name, Msg: "does not make an S3 bucket name (NAME-oidc): use lowercase letters, digits and hyphens, at most 58 characters"}
+		case o.bucket == "":
+			o.bucket = o.name + "-oidc"
+		}
+	}
 	switch {
 	case o.issuerURL != "" && (o.bucket != "" || o.region != ""):
 		return "", &inputerr.Error{Source: "--issuer-url", Msg: "give either --issuer-url or --bucket with --region, not both"}

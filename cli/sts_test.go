@@ -32,6 +32,9 @@ func TestCreateIssuerRefusesBadInput(t *testing.T) {
 		{name: "bucket without region", args: []string{"--bucket", "my-oidc"}, errHas: "give both"},
 		{name: "bucket with dots", args: []string{"--bucket", "my.oidc", "--region", "eu-west-1"}, errHas: "--bucket my.oidc"},
 		{name: "not a region", args: []string{"--bucket", "my-oidc", "--region", "europe"}, errHas: "--region europe"},
+		{name: "name with an issuer URL", args: []string{"--name", "prod", "--issuer-url", "https://oidc.example.com"}, errHas: "--name: names the issuer's bucket"},
+		{name: "name that makes no bucket name", args: []string{"--name", "Prod", "--region", "eu-west-1"}, errHas: "--name Prod"},
+		{name: "name without region", args: []string{"--name", "prod"}, errHas: "give both"},
 		{name: "lifetime under ten minutes", args: []string{"--issuer-url", "https://oidc.example.com", "--max-token-lifetime", "5m"}, errHas: "--max-token-lifetime"},
 	}
 	for _, c := range cases {
@@ -90,6 +93,26 @@ func TestCreateIssuerPrintsTheAPIServerFlagsAndNoPrivateKey(t *testing.T) {
 	// rotate-key knows the bucket from the issuer URL.
 	if rotated, stderr, code := run(t, "sts", "rotate-key", "--out", dir); code != 0 || !strings.Contains(rotated, "aws s3 sync "+dir+"/public s3://my-cluster-oidc/") {
 		t.Errorf("rotate-key of a bucket's issuer: exit %d, %q %q; want the aws s3 sync line", code, rotated, stderr)
+	}
+}
+
+// TestCreateIssuerNamedAfterTheCluster: --name CLUSTER makes the issuer
+// the bucket CLUSTER-oidc, unless --bucket names another.
+func TestCreateIssuerNamedAfterTheCluster(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--name", "prod", "--region", "eu-west-1"}, "https://prod-oidc.s3.eu-west-1.amazonaws.com"},
+		{[]string{"--name", "prod", "--bucket", "shared-issuers", "--region", "eu-west-1"}, "https://shared-issuers.s3.eu-west-1.amazonaws.com"},
+	} {
+		dir := filepath.Join(t.TempDir(), "issuer")
+		if _, stderr, code := run(t, append([]string{"sts", "create-issuer", "--out", dir}, tt.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, stderr)
+		}
+		if is, err := oidcissuer.Load(dir); err != nil || is.URL != tt.want {
+			t.Errorf("%v: issuer %q (%v), want %s", tt.args, is.URL, err, tt.want)
+		}
 	}
 }
 
