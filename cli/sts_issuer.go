@@ -20,8 +20,8 @@ var errPruneEarly = fmt.Errorf("%w: a retired key may not be pruned yet", errNot
 
 type createIssuerOptions struct {
 	out, name, issuerURL, bucket, region string
-	maxTokenLifetime               time.Duration
-	lifetimeGiven                  bool
+	maxTokenLifetime                     time.Duration
+	lifetimeGiven                        bool
 }
 
 func newSTSCreateIssuer() *cobra.Command {
