@@ -190,39 +190,9 @@ func (c *Client) groupAPI(group string) principalAPI {
 
 func (c *Client) roleAPI(role string) principalAPI {
 	return principalAPI{
-		names: func(ctx context.Context) ([]string, error) {
-			var names []string
-			p := iam.NewListRolePoliciesPaginator(c.iam, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
-			for p.HasMorePages() {
-				out, err := p.NextPage(ctx)
-				if err != nil {
-					return nil, fmt.Errorf("iam:ListRolePolicies %s: %w", role, err)
-				}
-				names = append(names, out.PolicyNames...)
-			}
-			return names, nil
-		},
-		get: func(ctx context.Context, name string) (string, error) {
-			out, err := c.iam.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(name)})
-			if err != nil {
-				return "", fmt.Errorf("iam:GetRolePolicy %s %s: %w", role, name, err)
-			}
-			return decodeDocument(aws.ToString(out.PolicyDocument))
-		},
-		arns: func(ctx context.Context) ([]string, error) {
-			var arns []string
-			p := iam.NewListAttachedRolePoliciesPaginator(c.iam, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(role)})
-			for p.HasMorePages() {
-				out, err := p.NextPage(ctx)
-				if err != nil {
-					return nil, fmt.Errorf("iam:ListAttachedRolePolicies %s: %w", role, err)
-				}
-				for _, a := range out.AttachedPolicies {
-					arns = append(arns, aws.ToString(a.PolicyArn))
-				}
-			}
-			return arns, nil
-		},
+		names: func(ctx context.Context) ([]string, error) { return c.RolePolicyNames(ctx, role) },
+		get:   func(ctx context.Context, name string) (string, error) { return c.RolePolicy(ctx, role, name) },
+		arns:  func(ctx context.Context) ([]string, error) { return c.AttachedRolePolicies(ctx, role) },
 	}
 }
 

@@ -153,21 +153,8 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 	if err != nil {
 		return err
 	}
-	tokenPath := cr.Spec.CloudTokenPath
-	if tokenPath == "" {
-		tokenPath = leashv1.DefaultCloudTokenPath
-	}
-	data := map[string][]byte{SecretKeyCredentials: []byte(credfile.WebIdentity(spec.STSIAMRoleARN, tokenPath))}
-	ref := cr.Spec.SecretRef
-	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
-	if err != nil {
-		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
-	}
-	if !ownedBy(cur, cr) || !sameData(cur.Data, data) {
-		if err := p.cluster.WriteSecret(ctx, newSecret(cr, data)); err != nil {
-			return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
-		}
-		p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", spec.STSIAMRoleARN, ref.Namespace, ref.Name)
+	if err := p.writeWebIdentity(ctx, cr, spec.STSIAMRoleARN); err != nil {
+		return err
 	}
 	out.Provisioned = true
 	// The Secret is written even when the role lacks permissions, as the
@@ -176,6 +163,30 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
 			Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
 	}
+	return nil
+}
+
+// writeWebIdentity publishes the web-identity configuration for role in
+// the request's Secret: the role, the path of the projected token, and no
+// key. An unchanged Secret is not written again.
+func (p *Provisioner) writeWebIdentity(ctx context.Context, cr *leashv1.CredentialsRequest, role string) error {
+	tokenPath := cr.Spec.CloudTokenPath
+	if tokenPath == "" {
+		tokenPath = leashv1.DefaultCloudTokenPath
+	}
+	data := map[string][]byte{SecretKeyCredentials: []byte(credfile.WebIdentity(role, tokenPath))}
+	ref := cr.Spec.SecretRef
+	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
+		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	if ownedBy(cur, cr) && sameData(cur.Data, data) {
+		return nil
+	}
+	if err := p.cluster.WriteSecret(ctx, newSecret(cr, data)); err != nil {
+		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", role, ref.Namespace, ref.Name)
 	return nil
 }
 

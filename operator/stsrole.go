@@ -9,7 +9,6 @@ import (
 	"time"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/policy"
@@ -89,21 +88,8 @@ func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsReques
 	if err := p.proveRole(ctx, rc, cr, r); err != nil {
 		return err
 	}
-	tokenPath := cr.Spec.CloudTokenPath
-	if tokenPath == "" {
-		tokenPath = leashv1.DefaultCloudTokenPath
-	}
-	data := map[string][]byte{SecretKeyCredentials: []byte(credfile.WebIdentity(r.arn, tokenPath))}
-	ref := cr.Spec.SecretRef
-	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
-	if err != nil {
-		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
-	}
-	if !ownedBy(cur, cr) || !sameData(cur.Data, data) {
-		if err := p.cluster.WriteSecret(ctx, newSecret(cr, data)); err != nil {
-			return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
-		}
-		p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", r.arn, ref.Namespace, ref.Name)
+	if err := p.writeWebIdentity(ctx, cr, r.arn); err != nil {
+		return err
 	}
 	out.Provisioned = true
 	return nil
