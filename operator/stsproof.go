@@ -25,7 +25,7 @@ func (p *Provisioner) proveRole(ctx context.Context, rc *rootClient, cr *leashv1
 	token, err := p.cluster.ServiceAccountToken(ctx, ns, sa, p.audience(), proofTokenExpiry)
 	switch {
 	case errors.Is(err, ErrNoTokenAPI):
-		p.event(cr, "ProofSkipped", "did not prove role %s before writing the Secret: there is no API server to ask for a token of ServiceAccount %s/%s (give leash apply --oidc-issuer-dir, the issuer folder, to sign one)", r.arn, ns, sa)
+		p.event(cr, "ProofSkipped", "did not prove role %s before writing the Secret: there is no API server to ask for a token of ServiceAccount %s/%s (give --oidc-issuer-dir, the folder leash sts create-issuer made, to sign one)", r.arn, ns, sa)
 		return nil
 	case errors.Is(err, ErrTokenForbidden):
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "TokenRequestForbidden",
