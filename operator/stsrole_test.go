@@ -23,6 +23,7 @@ import (
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/policy"
+	"leash.dev/leash/revoke"
 )
 
 const testIssuer = "https://issuer.unit.example/cluster"
@@ -349,5 +350,29 @@ func TestSTSRoleModeSwitch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSTSRoleRevoke: leash.dev/revoke on a request whose role leash made
+// puts the session deny on that role, as on a role the request names.
+func TestSTSRoleRevoke(t *testing.T) {
+	e, _ := stsEnv(t, false)
+	cr := stsRequest(t, "ccm", []string{"cloud-controller"}, allow("*", "ec2:DescribeInstances"))
+	e.ready(t, cr)
+	name := userName("unit", "apps", "ccm", "uid-ccm")
+	e.clock.advance(time.Minute)
+	cutoff := e.clock.Now().Truncate(time.Second)
+	annotateRevoke(cr, formatTime(cutoff))
+	e.clock.advance(time.Minute)
+	e.ready(t, cr)
+	doc, err := e.admin.RolePolicy(e.ctx, name, revoke.PolicyName)
+	if err != nil {
+		t.Fatalf("the made role has no %s after the revocation: %v", revoke.PolicyName, err)
+	}
+	if got, err := revoke.Cutoff(doc); err != nil || !got.Equal(cutoff) {
+		t.Errorf("the deny cuts off at %v (%v), want %v", got, err, cutoff)
+	}
+	if cr.Status.RevokedAt == nil || !cr.Status.RevokedAt.Time.Equal(cutoff) || !strings.Contains(cr.Status.Revocation, name) {
+		t.Errorf("status.revokedAt %v, revocation %q; want %v and the role", cr.Status.RevokedAt, cr.Status.Revocation, cutoff)
 	}
 }
