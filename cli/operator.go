@@ -48,9 +48,9 @@ the Secret each names in step with it, in the cluster's mode:
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
-clusterName, rotateAfter, recheckInterval, ceiling, namespaceActions,
-refuseEscalation, escalationNamespaces) override the flags; the operator
-reads it at start.
+clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
+namespaceActions, refuseEscalation, escalationNamespaces) override the flags;
+the operator reads it at start.
 
 Guardrails refuse a request before any IAM call: above the --ceiling policy
 (which also becomes every minted user's permissions boundary), outside its
@@ -110,7 +110,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -183,6 +183,12 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
 		}
 		o.RecheckFailed = d
+	}
+	if v := cm.Data["oidcIssuer"]; v != "" {
+		o.Config.OIDCIssuer = v
+	}
+	if v := cm.Data["oidcAudience"]; v != "" {
+		o.Config.Audience = v
 	}
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)

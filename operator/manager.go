@@ -115,6 +115,8 @@ func (o Options) settings() []any {
 		"rotationGrace", o.Config.RotationGrace.String(),
 		"recheck", recheck.String(),
 		"recheckInterval", failed.String(),
+		"oidcIssuer", or(o.Config.OIDCIssuer, "none"),
+		"oidcAudience", or(o.Config.Audience, DefaultAudience),
 	}, o.Config.Guardrails.Settings()...)
 }
 

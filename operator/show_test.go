@@ -112,7 +112,8 @@ func TestSettingsLog(t *testing.T) {
 	want := map[string]string{"mode": "Manual", "clusterName": "prod-eu1", "iamEndpoint": "AWS", "region": "eu-north-1",
 		"rootCredentials": "Secret kube-system/aws-creds", "namespace": "all", "permissionsBoundary": "arn:aws:iam::123456789012:policy/ceiling",
 		"rotateAfter": "720h0m0s", "recheck": "10m0s", "recheckInterval": "30s",
-		"ceiling": "none", "namespaceActions": "none", "refuseEscalation": "critical", "escalationNamespaces": "none"}
+		"ceiling": "none", "namespaceActions": "none", "refuseEscalation": "critical", "escalationNamespaces": "none",
+		"oidcIssuer": "none", "oidcAudience": "sts.amazonaws.com"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)

@@ -240,13 +240,16 @@ func TestRendered(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if want := []string{"clusterName", "escalationNamespaces", "mode", "recheckInterval", "refuseEscalation", "rotateAfter"}; !slices.Equal(keys, want) {
+		if want := []string{"clusterName", "escalationNamespaces", "mode", "oidcAudience", "oidcIssuer", "recheckInterval", "refuseEscalation", "rotateAfter"}; !slices.Equal(keys, want) {
 			t.Errorf("ConfigMap keys %v; want %v", keys, want)
 		}
 		// A cluster where many teams create requests is the default: the
 		// escalation gate is on and no namespace is exempt from it.
 		if cm.Data["refuseEscalation"] != "critical" || cm.Data["escalationNamespaces"] != "" {
 			t.Errorf("refuseEscalation %q, escalationNamespaces %q; want critical and none", cm.Data["refuseEscalation"], cm.Data["escalationNamespaces"])
+		}
+		if cm.Data["oidcIssuer"] != "" || cm.Data["oidcAudience"] != "sts.amazonaws.com" {
+			t.Errorf("oidcIssuer %q, oidcAudience %q; want none (the cluster's to give) and sts.amazonaws.com", cm.Data["oidcIssuer"], cm.Data["oidcAudience"])
 		}
 		if cm.Data["mode"] != "Mint" {
 			t.Errorf("mode %q; want Mint", cm.Data["mode"])
