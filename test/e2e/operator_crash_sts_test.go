@@ -125,29 +125,6 @@ func TestCrashAtEveryIAMCallSTSRole(t *testing.T) {
 	runs.checkNoSecrets(t, append(tap.secrets(), root.Secret.Reveal()))
 }
 
-// waitAllReadyIn waits until every request in ns is Ready.
-func waitAllReadyIn(t *testing.T, p *operatorProc, cl *cluster, ns string) {
-	t.Helper()
-	waitFor(t, 60*time.Second, "every request to be Ready", func() (bool, string) {
-		select {
-		case <-p.exited:
-			t.Fatalf("the operator exited by itself: %v", p.err)
-		default:
-		}
-		var list leashv1.CredentialsRequestList
-		if err := cl.c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
-			t.Fatal(err)
-		}
-		var pending []string
-		for _, cr := range list.Items {
-			if !readyTrue(&cr) {
-				pending = append(pending, cr.Name)
-			}
-		}
-		return len(pending) == 0, fmt.Sprintf("not Ready: %v", pending)
-	})
-}
-
 // crashRoles reads every role under the STS crash test's path, with the
 // request UID it is tagged with.
 func crashRoles(t *testing.T, cl *cluster) map[string]string {
@@ -240,42 +217,12 @@ func checkRoles(t *testing.T, cl *cluster) {
 func crashRoleCreations(t *testing.T, cl *cluster, tap *iamTap, runs *operatorRuns, newRequest func(name, entries string) *leashv1.CredentialsRequest,
 	prefix func(string) string, round, entries string, minKills int) {
 	t.Helper()
-	var createKills []string
-	for n := 1; ; n++ {
-		if n > 20 {
-			t.Fatalf("every round up to %d was killed before its request was Ready; calls of the last round: %v", n-1, tap.counted())
-		}
-		name := fmt.Sprintf("%s-%d", round, n)
-		cl.create(t, newRequest(name, entries))
-		p := runs.next()
-		tap.arm(p, n, callsAbout(prefix(name)))
-		p.start(t)
-		runs.waitKillOr(t, p, tap, name+" Ready", func() bool { return readyTrue(cl.get(t, crashSTSNS, name)) })
-		killedAt := tap.disarm()
-		calls := tap.counted()
-		if killedAt == "" {
-			p.terminate(t)
-			t.Logf("round %d: %s Ready after %d calls, no kill: %s", n, name, len(calls), strings.Join(calls, ", "))
-			checkRoles(t, cl)
-			break
-		}
-		past := readyTrue(cl.get(t, crashSTSNS, name))
-		t.Logf("round %d: kill after %s (calls: %s)", n, killedAt, strings.Join(calls, ", "))
-		if !past {
-			createKills = append(createKills, killedAt)
-		}
-		restart := runs.next()
-		restart.start(t)
-		waitAllReadyIn(t, restart, cl, crashSTSNS)
-		restart.terminate(t)
-		checkRoles(t, cl)
-		if past {
-			break
-		}
+	kills := crashRounds(t, cl, tap, runs, crashRound{ns: crashSTSNS, prefix: round,
+		create: func(name string) { cl.create(t, newRequest(name, entries)) },
+		counts: func(name string) func(tapCall) bool { return callsAbout(prefix(name)) },
+		check:  func() { checkRoles(t, cl) }})
+	t.Logf("%s: creation kill points, in order: %s", round, strings.Join(kills, " | "))
+	if len(kills) < minKills {
+		t.Errorf("a role's creation was killed at only %d calls (%v); it makes at least CreateRole, PutRolePolicy and the proof", len(kills), kills)
 	}
-	t.Logf("%s: creation kill points, in order: %s", round, strings.Join(createKills, " | "))
-	if len(createKills) < minKills {
-		t.Errorf("a role's creation was killed at only %d calls (%v); it makes at least CreateRole, PutRolePolicy and the proof", len(createKills), createKills)
-	}
-
 }

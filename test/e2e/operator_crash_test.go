@@ -489,8 +489,16 @@ func (r *operatorRuns) waitKillOr(t *testing.T, p *operatorProc, tap *iamTap, wh
 	}
 }
 
-// waitAllReady waits until every request in the namespace is Ready.
+// waitAllReady waits until every request in the crash test's namespace is
+// Ready.
 func (r *operatorRuns) waitAllReady(t *testing.T, p *operatorProc, cl *cluster) {
+	t.Helper()
+	waitAllReadyIn(t, p, cl, crashNS)
+}
+
+// waitAllReadyIn waits until every request in ns is Ready, failing if the
+// operator exits meanwhile.
+func waitAllReadyIn(t *testing.T, p *operatorProc, cl *cluster, ns string) {
 	t.Helper()
 	waitFor(t, 60*time.Second, "every request to be Ready", func() (bool, string) {
 		select {
@@ -498,8 +506,12 @@ func (r *operatorRuns) waitAllReady(t *testing.T, p *operatorProc, cl *cluster) 
 			t.Fatalf("the operator exited by itself: %v", p.err)
 		default:
 		}
+		var list leashv1.CredentialsRequestList
+		if err := cl.c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
 		var pending []string
-		for _, cr := range crashRequests(t, cl) {
+		for _, cr := range list.Items {
 			if !readyTrue(&cr) {
 				pending = append(pending, cr.Name)
 			}
@@ -801,46 +813,71 @@ func crashMints(t *testing.T, cl *cluster, tap *iamTap, runs *operatorRuns, pref
 // calls also picks out (such as those about the ceiling policy).
 func crashMintsCounting(t *testing.T, cl *cluster, tap *iamTap, runs *operatorRuns, prefix, entries string, minKills int, also func(tapCall) bool) {
 	t.Helper()
-	var mintKills []string
+	kills := crashRounds(t, cl, tap, runs, crashRound{ns: crashNS, prefix: prefix,
+		create: func(name string) { cl.create(t, request(t, crashNS, name, crashNS, entries)) },
+		counts: func(name string) func(tapCall) bool {
+			about := callsAbout(crashUserPrefix(name))
+			return func(c tapCall) bool { return about(c) || also(c) }
+		},
+		check: func() { checkMinted(t, cl) }})
+	t.Logf("%s: mint kill points, in order: %s", prefix, strings.Join(kills, " | "))
+	if len(kills) < minKills {
+		t.Errorf("a mint was killed at only %d calls (%v); it makes at least CreateUser, PutUserPolicy, CreateAccessKey and the proof", len(kills), kills)
+	}
+}
+
+// crashRound is one kind of provisioning to kill at each of its calls: the
+// requests' namespace and name prefix, how a round's request is made, which
+// calls count as its provisioning, and what must hold after each restart.
+type crashRound struct {
+	ns, prefix string
+	create     func(name string)
+	counts     func(name string) func(tapCall) bool
+	check      func()
+}
+
+// crashRounds makes one request a round and kills the operator at the
+// round's nth counted call; a restart has to finish what the kill cut, and
+// r.check holds after it. The first round whose request is Ready before its
+// nth call has passed the provisioning's last call. It returns the calls
+// killed at, in order.
+func crashRounds(t *testing.T, cl *cluster, tap *iamTap, runs *operatorRuns, r crashRound) []string {
+	t.Helper()
+	var kills []string
 	for n := 1; ; n++ {
 		if n > 20 {
 			t.Fatalf("every round up to %d was killed before its request was Ready; calls of the last round: %v", n-1, tap.counted())
 		}
-		name := fmt.Sprintf("%s-%d", prefix, n)
-		cl.create(t, request(t, crashNS, name, crashNS, entries))
+		name := fmt.Sprintf("%s-%d", r.prefix, n)
+		r.create(name)
 		p := runs.next()
-		about := callsAbout(crashUserPrefix(name))
-		tap.arm(p, n, func(c tapCall) bool { return about(c) || also(c) })
+		tap.arm(p, n, r.counts(name))
 		p.start(t)
-		runs.waitKillOr(t, p, tap, name+" Ready", func() bool { return readyTrue(cl.get(t, crashNS, name)) })
+		runs.waitKillOr(t, p, tap, name+" Ready", func() bool { return readyTrue(cl.get(t, r.ns, name)) })
 		killedAt := tap.disarm()
 		calls := tap.counted()
 		if killedAt == "" {
 			p.terminate(t)
-			t.Logf("round %d: %s Ready after %d calls of its mint, no kill: %s", n, name, len(calls), strings.Join(calls, ", "))
-			checkMinted(t, cl)
-			break
+			t.Logf("round %d: %s Ready after %d calls, no kill: %s", n, name, len(calls), strings.Join(calls, ", "))
+			r.check()
+			return kills
 		}
 		// A kill after the request turned Ready hit a later sync, not the
-		// mint: the mint ended with the call before.
-		past := readyTrue(cl.get(t, crashNS, name))
+		// provisioning: that ended with the call before.
+		past := readyTrue(cl.get(t, r.ns, name))
 		t.Logf("round %d: kill %d after %s (calls: %s)%s", n, n, killedAt, strings.Join(calls, ", "),
-			map[bool]string{true: "; the request was already Ready, so this call is past its mint"}[past])
+			map[bool]string{true: "; the request was already Ready, so this call is past its provisioning"}[past])
 		if !past {
-			mintKills = append(mintKills, killedAt)
+			kills = append(kills, killedAt)
 		}
 		restart := runs.next()
 		restart.start(t)
-		runs.waitAllReady(t, restart, cl)
+		waitAllReadyIn(t, restart, cl, r.ns)
 		restart.terminate(t)
-		checkMinted(t, cl)
+		r.check()
 		if past {
-			break
+			return kills
 		}
-	}
-	t.Logf("%s: mint kill points, in order: %s", prefix, strings.Join(mintKills, " | "))
-	if len(mintKills) < minKills {
-		t.Errorf("a mint was killed at only %d calls (%v); it makes at least CreateUser, PutUserPolicy, CreateAccessKey and the proof", len(mintKills), mintKills)
 	}
 }
 
