@@ -1,6 +1,9 @@
 package query
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+)
 
 // The constructors below give each error AWS's code and HTTP status. The
 // modeled IAM and STS errors take theirs from the awsQueryError trait of the
@@ -86,11 +89,22 @@ func MissingAction() *Error {
 }
 
 // InvalidAction: the service has no such operation in that version, worded
-// as AWS words it.
+// as AWS words it. The name is echoed up to maxEchoedAction characters, so
+// a request with a megabyte Action is not answered with a megabyte.
 func InvalidAction(action, version string) *Error {
+	if len(action) > maxEchoedAction {
+		action = fmt.Sprintf("%s…(%d more characters)", action[:maxEchoedAction], len(action)-maxEchoedAction)
+	}
+	if len(version) > maxEchoedAction {
+		version = fmt.Sprintf("%s…(%d more characters)", version[:maxEchoedAction], len(version)-maxEchoedAction)
+	}
 	return NewError(http.StatusBadRequest, "InvalidAction",
 		"Could not find operation "+action+" for version "+version)
 }
+
+// maxEchoedAction is the most of an unknown Action an error repeats: longer
+// than any operation's name.
+const maxEchoedAction = 128
 
 // MissingParameter: a parameter of the protocol itself, such as Version,
 // is absent. An operation's own required members are a ValidationError.
