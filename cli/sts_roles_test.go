@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/policy"
 )
@@ -40,17 +40,9 @@ func newSTSEnv(t *testing.T) *stsEnv { return newSTSEnvTrusting(t, nil) }
 func newSTSEnvTrusting(t *testing.T, jwks map[string]string) *stsEnv {
 	t.Helper()
 	data := t.TempDir()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: data, JWKSFiles: jwks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &stsEnv{l: l, data: data, out: filepath.Join(t.TempDir(), "secrets"),
-		admin: iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})}
+	ep := localtest.Start(t, localaws.Config{DataDir: data, JWKSFiles: jwks})
+	l := ep.Loopback
+	e := &stsEnv{l: l, data: data, out: filepath.Join(t.TempDir(), "secrets"), admin: ep.IAM(nil)}
 	e.roles = []string{"--endpoint", l.URL, "--data", data, "--out", e.out}
 	e.read = []string{"--endpoint", l.URL, "--credentials-file", l.AdminCredentialsPath()}
 	return e

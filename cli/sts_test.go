@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/oidcissuer"
 )
 
@@ -156,16 +156,8 @@ func TestRotateKeyPruneIsRefusedUntilTheTokensExpire(t *testing.T) {
 // TestCreateProviderIsIdempotentAndRefusesOtherClientIDs runs
 // create-provider against leash local.
 func TestCreateProviderIsIdempotentAndRefusesOtherClientIDs(t *testing.T) {
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider(), RetryMaxAttempts: 1})
+	l := localtest.Start(t, localaws.Config{})
+	admin := l.IAM(nil)
 	ctx := context.Background()
 	access := []string{"--endpoint", l.URL, "--credentials-file", l.AdminCredentialsPath()}
 	const issuer = "https://oidc.example.com/prod"

@@ -11,6 +11,7 @@ import (
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 )
 
 const (
@@ -25,21 +26,8 @@ const (
 // groups, so a user's groups' policies are left to the e2e tests on AWS.)
 func TestLoadPolicies(t *testing.T) {
 	ctx := context.Background()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir(), AccountID: "111122223333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdk := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
-	client := iamclient.New(iamclient.Config{Endpoint: l.URL, Credentials: key.Provider(), MaxAttempts: 1})
+	l := localtest.Start(t, localaws.Config{AccountID: "111122223333"})
+	sdk, client := l.IAM(nil), l.Client()
 
 	read, err := sdk.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("read"), PolicyDocument: aws.String(readDoc)})
 	if err != nil {

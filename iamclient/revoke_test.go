@@ -8,24 +8,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // TestRevokeCalls reads the endpoint's time and the state leash revoke
 // plans from, against leash local.
 func TestRevokeCalls(t *testing.T) {
 	ctx := context.Background()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir(), AccountID: "111122223333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := iamclient.New(iamclient.Config{Endpoint: l.URL, Credentials: key.Provider(), MaxAttempts: 1})
+	l := localtest.Start(t, localaws.Config{AccountID: "111122223333"})
+	client := l.Client()
 
 	before := time.Now().Truncate(time.Second)
 	id, now, err := client.CallerIdentityAt(ctx)
@@ -35,11 +27,11 @@ func TestRevokeCalls(t *testing.T) {
 	if now.Before(before) || now.After(time.Now()) || now.Location() != time.UTC {
 		t.Errorf("the endpoint's Date %v is not between %v and now, in UTC", now, before)
 	}
-	if got, err := client.SigningKeyID(ctx); err != nil || got != key.ID {
-		t.Errorf("SigningKeyID = %q, %v; want %s", got, err, key.ID)
+	if got, err := client.SigningKeyID(ctx); err != nil || got != l.Admin.ID {
+		t.Errorf("SigningKeyID = %q, %v; want %s", got, err, l.Admin.ID)
 	}
 
-	sdk := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
+	sdk := l.IAM(nil)
 	if _, err := sdk.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice")}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,27 +10,15 @@ import (
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // TestRoleCalls reads and changes a role in leash local through the calls
 // leash revoke and the operator use.
 func TestRoleCalls(t *testing.T) {
 	ctx := context.Background()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir(), AccountID: "111122223333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdk := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
-	client := iamclient.New(iamclient.Config{Endpoint: l.URL, Credentials: key.Provider(), MaxAttempts: 1})
+	l := localtest.Start(t, localaws.Config{AccountID: "111122223333"})
+	sdk, client := l.IAM(nil), l.Client()
 	if _, err := sdk.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ci"), AssumeRolePolicyDocument: aws.String(trust),
 		MaxSessionDuration: aws.Int32(7200)}); err != nil {
 		t.Fatal(err)

@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/smithy-go"
 
-	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // The policy generated from leash local's audit log of a user, put in place
@@ -24,20 +24,8 @@ import (
 func TestPolicyFromLeashLocalLogCutsAUserDownToItsCalls(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: dir, AccountID: "111122223333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider()})
+	l := localtest.Start(t, localaws.Config{DataDir: dir, AccountID: "111122223333"})
+	admin := l.IAM(nil)
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:root"},"Action":"sts:AssumeRole"}]}`
 	for _, role := range []string{"app", "secret"} {
 		if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {

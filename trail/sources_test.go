@@ -20,6 +20,7 @@ import (
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/trail"
 )
 
@@ -34,25 +35,13 @@ func incident(t *testing.T) (*localaws.Loopback, iamclient.AccessKey, string, ti
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: dir, AccountID: account})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	adminKey, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := localtest.Start(t, localaws.Config{DataDir: dir, AccountID: account})
+	l, adminKey := e.Loopback, e.Admin
 	static := func(id, secret, token string) aws.CredentialsProvider {
 		return credentials.NewStaticCredentialsProvider(id, secret, token)
 	}
-	iamAs := func(p aws.CredentialsProvider) *iam.Client {
-		return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: p, RetryMaxAttempts: 1})
-	}
-	stsAs := func(p aws.CredentialsProvider) *sts.Client {
-		return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: p, RetryMaxAttempts: 1})
-	}
-	admin := iamAs(adminKey.Provider())
+	iamAs, stsAs := e.IAM, e.STS
+	admin := e.IAM(nil)
 	check := func(what string, err error) {
 		t.Helper()
 		if err != nil {
@@ -71,7 +60,7 @@ func incident(t *testing.T) (*localaws.Loopback, iamclient.AccessKey, string, ti
 	}
 	alice := userKey("alice", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GetUser","sts:AssumeRole"],"Resource":"*"}]}`)
 	bob := userKey("bob", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:GetUser","Resource":"*"}]}`)
-	_, err = admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("deployer"), Path: aws.String("/ci/"),
+	_, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("deployer"), Path: aws.String("/ci/"),
 		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + account + `:user/alice"},"Action":"sts:AssumeRole"}]}`)})
 	check("CreateRole", err)
 	_, err = admin.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("deployer"), PolicyName: aws.String("p"),
