@@ -16,6 +16,7 @@ import (
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/revoke"
 )
 
@@ -31,17 +32,8 @@ type revokeEnv struct {
 
 func startRevokeEnv(t *testing.T) *revokeEnv {
 	t.Helper()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir(), AccountID: account})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Stop() })
-	key, err := iamclient.KeyFromFile(l.AdminCredentialsPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &revokeEnv{l: l, adminFile: l.AdminCredentialsPath(), tap: newIAMTap(t, l.URL, key.ID),
-		admin: iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: key.Provider(), RetryMaxAttempts: 1})}
+	l := localtest.Start(t, localaws.Config{AccountID: account})
+	return &revokeEnv{l: l.Loopback, adminFile: l.AdminCredentialsPath(), tap: newIAMTap(t, l.URL, l.Admin.ID), admin: l.IAM(nil)}
 }
 
 // revokeProc is `leash revoke args...` through the tap, not started yet.
