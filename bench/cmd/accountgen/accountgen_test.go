@@ -94,6 +94,15 @@ func TestEncodedSnapshotIsTheAPIsShape(t *testing.T) {
 			parse(*g.GroupName+" "+*ip.PolicyName, *ip.PolicyDocument, policy.Identity)
 		}
 	}
+	countBoundary := func(b *iamtypes.AttachedPermissionsBoundary) {
+		if b == nil {
+			return
+		}
+		if b.PermissionsBoundaryType != iamtypes.PermissionsBoundaryAttachmentTypePolicy {
+			t.Errorf("PermissionsBoundaryType %q, want the API's %q", b.PermissionsBoundaryType, iamtypes.PermissionsBoundaryAttachmentTypePolicy)
+		}
+		bounds[*b.PermissionsBoundaryArn]++
+	}
 	escalating := map[string]bool{}
 	for _, u := range d.UserDetailList {
 		for _, g := range u.GroupList {
@@ -102,9 +111,7 @@ func TestEncodedSnapshotIsTheAPIsShape(t *testing.T) {
 			}
 		}
 		attach(*u.UserName, u.AttachedManagedPolicies)
-		if b := u.PermissionsBoundary; b != nil {
-			bounds[*b.PermissionsBoundaryArn]++
-		}
+		countBoundary(u.PermissionsBoundary)
 		for _, ip := range u.UserPolicyList {
 			parse(*u.UserName+" "+*ip.PolicyName, *ip.PolicyDocument, policy.Identity)
 			escalating[*ip.PolicyName] = true
@@ -117,9 +124,7 @@ func TestEncodedSnapshotIsTheAPIsShape(t *testing.T) {
 			chained++
 		}
 		attach(*r.RoleName, r.AttachedManagedPolicies)
-		if b := r.PermissionsBoundary; b != nil {
-			bounds[*b.PermissionsBoundaryArn]++
-		}
+		countBoundary(r.PermissionsBoundary)
 		for _, ip := range r.RolePolicyList {
 			parse(*r.RoleName+" "+*ip.PolicyName, *ip.PolicyDocument, policy.Identity)
 			escalating[*ip.PolicyName] = true

@@ -348,7 +348,7 @@ func (g *generator) render(users, roles []principal, groups []group, policies []
 			return nil
 		}
 		policies[i].bounds++
-		return &boundary{PermissionsBoundaryType: "Policy", PermissionsBoundaryArn: policies[i].arn}
+		return &boundary{PermissionsBoundaryType: "PermissionsBoundaryPolicy", PermissionsBoundaryArn: policies[i].arn}
 	}
 	tags := func(t []tag) []tag {
 		if t == nil {
