@@ -56,6 +56,12 @@ func KindOf(doc *policy.Document) policy.Kind {
 // The findings are sorted by severity, highest first, then by policy name
 // and by path (Statement[2] before Statement[10]).
 func Review(policies []policy.Named, principal string, cat *catalog.Catalog) []Finding {
+	return review(policies, PolicySet{}, principal, cat)
+}
+
+// review is Review with the caps over the principal (caps.Boundary and
+// caps.SCPs), which the escalation analysis applies.
+func review(policies []policy.Named, caps PolicySet, principal string, cat *catalog.Catalog) []Finding {
 	if cat == nil {
 		cat = catalog.Default()
 	}
@@ -76,7 +82,7 @@ func Review(policies []policy.Named, principal string, cat *catalog.Catalog) []F
 		}
 	}
 	if len(identity) > 0 {
-		out = append(out, Escalation(PolicySet{Policies: identity}, principal)...)
+		out = append(out, Escalation(PolicySet{Policies: identity, Boundary: caps.Boundary, SCPs: caps.SCPs, Now: caps.Now}, principal)...)
 	}
 	SortFindings(out)
 	return out
