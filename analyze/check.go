@@ -41,6 +41,13 @@ func Check(p Principal, only []string, asserts []Assertion, cat *catalog.Catalog
 	if p.Trust != nil {
 		findings = append(findings, ReviewTrust(*p.Trust, cat)...)
 	}
+	for _, level := range p.SCPs {
+		for _, n := range level {
+			// Like a boundary, an SCP grants nothing: only its names are
+			// checked.
+			findings = append(findings, Validate(n.Document, n.Name, cat)...)
+		}
+	}
 	if len(only) > 0 {
 		findings = append(findings, Only(p.Identity, only, cat)...)
 	}
