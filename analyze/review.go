@@ -67,6 +67,9 @@ func review(policies []policy.Named, caps PolicySet, principal string, cat *cata
 	}
 	var out []Finding
 	var identity []policy.Named
+	// The least-privilege findings apply the Deny statements of every
+	// identity policy of the set, not only the statement's own document.
+	denies := newDenyView(identityPolicies(policies), cat)
 	for _, p := range policies {
 		if p.Document == nil {
 			continue
@@ -76,7 +79,7 @@ func review(policies []policy.Named, caps PolicySet, principal string, cat *cata
 		case policy.Trust:
 			out = append(out, Trust(p.Document, p.Name)...)
 		case policy.Identity:
-			out = append(out, LeastPrivilege(p.Document, p.Name)...)
+			out = append(out, leastPrivilege(p.Document, p.Name, denies)...)
 			out = append(out, Scope(p.Document, p.Name, cat)...)
 			identity = append(identity, p)
 		}
@@ -85,6 +88,18 @@ func review(policies []policy.Named, caps PolicySet, principal string, cat *cata
 		out = append(out, Escalation(PolicySet{Policies: identity, Boundary: caps.Boundary, SCPs: caps.SCPs, Now: caps.Now}, principal)...)
 	}
 	SortFindings(out)
+	return out
+}
+
+// identityPolicies are the identity-based policies among policies, as
+// KindOf tells them apart.
+func identityPolicies(policies []policy.Named) []policy.Named {
+	var out []policy.Named
+	for _, p := range policies {
+		if p.Document != nil && KindOf(p.Document) == policy.Identity {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 
