@@ -79,6 +79,11 @@ func TestEscalationNewPathsNeedEveryStep(t *testing.T) {
 		{"UpdateProject without a build is closed",
 			allow(`["iam:PassRole","codebuild:UpdateProject"]`, `"*"`), "LEASH-ESC-040", -1},
 	}
+	// says holds what a case's message must say: a launch configuration
+	// pattern naming every launchConfigurationName reaches any of them.
+	says := map[string]string{
+		"launch configuration on every launchConfigurationName is any": "autoscaling:CreateLaunchConfiguration on any Auto Scaling launch configuration",
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set := setOf(stmts(t, c.doc))
@@ -93,6 +98,9 @@ func TestEscalationNewPathsNeedEveryStep(t *testing.T) {
 			if len(fs) != 1 || fs[0].Severity != c.severity {
 				logFindings(t, fs)
 				t.Fatalf("got %d %s findings, want one %v", len(fs), c.id, c.severity)
+			}
+			if w := says[c.name]; !strings.Contains(fs[0].Message, w) {
+				t.Errorf("message %q does not say %q", fs[0].Message, w)
 			}
 		})
 	}
@@ -267,5 +275,32 @@ func TestEscalationCaps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServicePathsIncludeTheNewPassRolePaths pins that the new paths that
+// pass a role flow into ServicePaths with their service and steps.
+func TestServicePathsIncludeTheNewPassRolePaths(t *testing.T) {
+	want := map[string]struct {
+		service string
+		steps   int
+	}{
+		"LEASH-ESC-037": {"bedrock-agentcore.amazonaws.com", 3},
+		"LEASH-ESC-038": {"ec2.amazonaws.com", 2},
+		"LEASH-ESC-040": {"codebuild.amazonaws.com", 2},
+	}
+	got := map[string]ServicePath{}
+	for _, p := range ServicePaths() {
+		got[p.ID] = p
+	}
+	for id, w := range want {
+		if p, ok := got[id]; !ok || p.Service != w.service || len(p.Steps) != w.steps {
+			t.Errorf("%s = %+v, want service %s with %d steps", id, p, w.service, w.steps)
+		}
+	}
+	for _, id := range []string{"LEASH-ESC-034", "LEASH-ESC-035", "LEASH-ESC-036", "LEASH-ESC-039"} {
+		if _, ok := got[id]; ok {
+			t.Errorf("%s passes no role and is not a service path", id)
+		}
 	}
 }
