@@ -46,7 +46,9 @@ type PolicySet struct {
 // IDs and severities: LEASH-ESC-001 to LEASH-ESC-040, critical or high;
 // LEASH-ESC-SELF, critical (inline or attached policies), high (trust,
 // boundary, group membership) or medium (a user's own keys and password);
-// LEASH-ESC-SELF-GUARD, info; LEASH-ESC-000, high, when the set does not
+// LEASH-ESC-SELF-GUARD, info; LEASH-ESC-ATTACH-GUARD, info, for an
+// Attach*Policy grant whose iam:PolicyARN condition keeps its path closed;
+// LEASH-ESC-000, high, when the set does not
 // compile. Each finding's Path is the JSON path of the enabling statement
 // (Statement[i]) and its Message names the actions, resources and every
 // statement the path uses.
@@ -86,6 +88,7 @@ func Escalation(set PolicySet, principal string) []Finding {
 		out = append(out, a.path(&escPaths[i])...)
 	}
 	out = append(out, a.selfEscalation()...)
+	out = append(out, a.policyARNGuards(out)...)
 	return out
 }
 

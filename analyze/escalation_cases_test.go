@@ -170,9 +170,20 @@ func TestEscalationPolicyARNCondition(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set := setOf(stmts(t, c.doc))
-			fs := withID(Escalation(set, ""), "LEASH-ESC-005")
+			all := Escalation(set, "")
+			fs := withID(all, "LEASH-ESC-005")
 			if got := len(fs) > 0; got != c.open {
 				t.Fatalf("ESC-005 reported %v, want %v: %v", got, c.open, fs)
+			}
+			// A closed path conditioned on iam:PolicyARN is said, as info,
+			// with the policies the condition names.
+			guards := withID(all, "LEASH-ESC-ATTACH-GUARD")
+			conditioned := strings.Contains(c.doc, `"Effect":"Allow","Action":["iam:AttachUserPolicy"`)
+			if wantGuard := conditioned && !c.open; (len(guards) == 1) != wantGuard {
+				t.Errorf("guards %v, want one: %v", guards, wantGuard)
+			}
+			if len(guards) == 1 && (guards[0].Severity != Info || !strings.Contains(guards[0].Message, "iam:AttachRolePolicy")) {
+				t.Errorf("guard %v: want info naming iam:AttachRolePolicy", guards[0])
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -143,4 +144,60 @@ func conditionHolds(c policy.Condition, t time.Time) bool {
 	}
 	r.Context.Set(c.Key, value)
 	return p.Decide(r) == policy.Allowed
+}
+
+// attachPaths are the paths an iam:PolicyARN condition can close, by the
+// action each needs.
+var attachPaths = []struct{ id, action string }{
+	{"LEASH-ESC-003", "iam:AttachUserPolicy"},
+	{"LEASH-ESC-004", "iam:AttachGroupPolicy"},
+	{"LEASH-ESC-005", "iam:AttachRolePolicy"},
+}
+
+// policyARNGuards reports, as info LEASH-ESC-ATTACH-GUARD, each Allow of an
+// Attach*Policy action whose iam:PolicyARN condition keeps its path closed
+// (no finding of the path names the statement), with the policies it lets
+// be attached, so that a reviewer sees what the condition allows.
+func (a *escAnalyzer) policyARNGuards(reported []Finding) []Finding {
+	open := map[string]bool{}
+	for _, f := range reported {
+		open[f.ID+" "+f.Policy+" "+f.Path] = true
+	}
+	var out []Finding
+	for pi, n := range a.set.Policies {
+		if n.Document == nil {
+			continue
+		}
+		for si, st := range n.Document.Statements {
+			if st.Effect != policy.Allow {
+				continue
+			}
+			var values []string
+			for _, c := range st.Conditions {
+				if strings.EqualFold(c.Key, "iam:PolicyARN") {
+					values = append(values, c.Operator+" "+strings.Join(c.Values, ", "))
+				}
+			}
+			if len(values) == 0 {
+				continue
+			}
+			path := fmt.Sprintf("Statement[%d]", si)
+			var actions []string
+			for _, ap := range attachPaths {
+				if stmtCoversAction(st, ap.action) && !open[ap.id+" "+n.Name+" "+path] {
+					actions = append(actions, ap.action)
+				}
+			}
+			if len(actions) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				ID: "LEASH-ESC-ATTACH-GUARD", Severity: Info, Policy: n.Name, Path: path,
+				Message: fmt.Sprintf("%s allows %s only for the managed policies its iam:PolicyARN condition names (%s): neither AdministratorAccess nor a customer managed policy can be attached, so no escalation path is open",
+					a.stmtLabel(stmtID{pi, si}), strings.Join(actions, ", "), strings.Join(values, "; ")),
+				Fix: "none needed; keep the condition's list to policies no broader than the principal may give",
+			})
+		}
+	}
+	return out
 }
