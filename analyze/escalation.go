@@ -131,8 +131,10 @@ var (
 	resECSCluster    = resourceKind{noun: "ECS cluster", service: "ecs", region: true, prefix: "cluster/"}
 	resAppRunner     = resourceKind{noun: "App Runner service", service: "apprunner", region: true, prefix: "service/"}
 	resNotebookLC    = resourceKind{noun: "SageMaker notebook lifecycle configuration", service: "sagemaker", region: true, prefix: "notebook-instance-lifecycle-config/"}
-	resCodeInterp    = resourceKind{noun: "AgentCore code interpreter", service: "bedrock-agentcore", region: true, prefix: "code-interpreter/"}
-	resLaunchConfig  = resourceKind{noun: "Auto Scaling launch configuration", service: "autoscaling", region: true, prefix: "launchConfiguration:",
+	// A code interpreter with an execution role is a custom one, in the
+	// account (code-interpreter/ names AWS's built-in ones, with no role).
+	resCodeInterp   = resourceKind{noun: "AgentCore code interpreter", service: "bedrock-agentcore", region: true, prefix: "code-interpreter-custom/"}
+	resLaunchConfig = resourceKind{noun: "Auto Scaling launch configuration", service: "autoscaling", region: true, prefix: "launchConfiguration:",
 		sample: escFiller + ":launchConfigurationName/" + escFiller}
 	resASG = resourceKind{noun: "Auto Scaling group", service: "autoscaling", region: true, prefix: "autoScalingGroup:",
 		sample: escFiller + ":autoScalingGroupName/" + escFiller}

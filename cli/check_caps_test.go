@@ -152,3 +152,50 @@ func TestCheckRoleBoundaryFromIAM(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEscalationCases runs leash check over the escalation cases of
+// analyze/testdata/escalation: each path as the suites deploy it fails the
+// check with its ID; each statement whose condition leash decides (an
+// iam:PolicyARN naming read-only policies, a date passed) has no
+// escalation finding (the least-privilege ones about its shape remain).
+func TestCheckEscalationCases(t *testing.T) {
+	const dir = "../analyze/testdata/escalation/"
+	cases := []struct {
+		file string
+		id   string // the escalation finding; "" for none
+	}{
+		{"esc-034-sagemaker-presigned-url.json", "LEASH-ESC-034"},
+		{"esc-035-sagemaker-lifecycle-config.json", "LEASH-ESC-035"},
+		{"esc-036-agentcore-existing-interpreter.json", "LEASH-ESC-036"},
+		{"esc-037-agentcore-new-interpreter.json", "LEASH-ESC-037"},
+		{"esc-038-autoscaling-create-group.json", "LEASH-ESC-038"},
+		{"esc-039-codebuild-start-build.json", "LEASH-ESC-039"},
+		{"esc-040-codebuild-update-project.json", "LEASH-ESC-040"},
+		{"clean-attach-user-policy-readonly.json", "LEASH-ESC-ATTACH-GUARD"},
+		{"clean-attach-group-policy-stringequals.json", "LEASH-ESC-ATTACH-GUARD"},
+		{"clean-attach-role-policy-arnlike.json", "LEASH-ESC-ATTACH-GUARD"},
+		{"clean-token-issued-before-past-date.json", ""},
+		{"clean-current-time-before-past-date.json", ""},
+		{"clean-epoch-time-before-past-date.json", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			out, stderr, code := run(t, "check", "--fail-on", "critical", dir+c.file)
+			esc := escalationIDs(findingIDs(out))
+			want := []string{}
+			if c.id != "" {
+				want = []string{c.id}
+			}
+			// A path whose actions include a shorter path's reports both
+			// (ESC-040 holds ESC-039's StartBuild).
+			if c.id != "" && !hasID(esc, c.id) || c.id == "" && len(esc) > 0 ||
+				strings.HasPrefix(c.file, "clean-") && len(esc) > len(want) {
+				t.Fatalf("escalation findings %v, want %v\n%s%s", esc, want, out, stderr)
+			}
+			// The paths are critical; the guard is info.
+			if wantCode := map[bool]int{true: 1, false: 0}[strings.HasPrefix(c.file, "esc-")]; code != wantCode {
+				t.Errorf("exit %d, want %d\n%s%s", code, wantCode, out, stderr)
+			}
+		})
+	}
+}
