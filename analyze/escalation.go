@@ -481,11 +481,12 @@ type escAnalyzer struct {
 	// patterns are the resource patterns of the set's Allow statements.
 	patterns []string
 	cands    map[resourceKind][]*candidate
+	hits     map[hitKey][]hit
 }
 
 func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 	a := &escAnalyzer{set: set, principal: principal, partition: "aws", account: "123456789012",
-		cands: map[resourceKind][]*candidate{}, later: map[stmtID][]policy.Condition{}}
+		cands: map[resourceKind][]*candidate{}, later: map[stmtID][]policy.Condition{}, hits: map[hitKey][]hit{}}
 	now := set.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -789,17 +790,38 @@ func substituteVariables(s string, ctx *policy.Context) (string, bool) {
 func (a *escAnalyzer) stepHits(step escStep, passTo string) []hit {
 	var hits []hit
 	for _, action := range step.actions {
-		k, ok := escActionKinds[strings.ToLower(action)]
-		if !ok {
-			k = resAny
-		}
-		for _, c := range a.candidates(k) {
-			d, ids := a.ask(a.full, a.fullIndex, action, c.arn, passTo)
-			if d == policy.Allowed {
-				hits = append(hits, hit{action: action, cand: c, stmts: ids})
-			}
+		hits = append(hits, a.actionHits(action, passTo)...)
+	}
+	return hits
+}
+
+// hitKey names one action asked of every candidate: passTo only matters to
+// iam:PassRole.
+type hitKey struct{ action, passTo string }
+
+// actionHits returns what the set allows of one action, asked once per
+// analysis: several paths share actions (codebuild:StartBuild, iam:PassRole
+// to ec2.amazonaws.com).
+func (a *escAnalyzer) actionHits(action, passTo string) []hit {
+	key := hitKey{action: strings.ToLower(action)}
+	if key.action == "iam:passrole" {
+		key.passTo = passTo
+	}
+	if h, ok := a.hits[key]; ok {
+		return h
+	}
+	k, ok := escActionKinds[key.action]
+	if !ok {
+		k = resAny
+	}
+	var hits []hit
+	for _, c := range a.candidates(k) {
+		d, ids := a.ask(a.full, a.fullIndex, action, c.arn, passTo)
+		if d == policy.Allowed {
+			hits = append(hits, hit{action: action, cand: c, stmts: ids})
 		}
 	}
+	a.hits[key] = hits
 	return hits
 }
 
