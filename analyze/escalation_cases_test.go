@@ -216,6 +216,7 @@ func TestEscalationDates(t *testing.T) {
 		{"TokenIssueTime before now minus 36 h never applies", stmt("DateLessThan", "aws:TokenIssueTime", "2026-11-29T11:00:00Z"), ""},
 		{"TokenIssueTime before now minus 24 h applies to sessions still valid", stmt("DateLessThan", "aws:TokenIssueTime", "2026-11-30T00:00:00Z"), "live"},
 		{"TokenIssueTime after a past date applies", stmt("DateGreaterThan", "aws:TokenIssueTime", "2026-11-01T00:00:00Z"), "live"},
+		{"TokenIssueTime IfExists before a past date applies to long-term keys", stmt("DateLessThanIfExists", "aws:TokenIssueTime", "2026-06-01T00:00:00Z"), "live"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -99,7 +99,9 @@ func dateLiveness(conds []policy.Condition, now time.Time) (liveness, []policy.C
 		}
 		var nowProbes []time.Time
 		if key == "aws:tokenissuetime" {
-			nowProbes = []time.Time{now.Add(-longestSession), now}
+			// The zero time asks without the key, as a long-term access
+			// key's request comes: ...IfExists holds there.
+			nowProbes = []time.Time{now.Add(-longestSession), now, {}}
 		} else {
 			nowProbes = []time.Time{now}
 		}
@@ -128,8 +130,8 @@ func anyTime(ts []time.Time, f func(time.Time) bool) bool {
 }
 
 // conditionHolds asks the engine whether one date condition holds with its
-// key set to t: aws:EpochTime as seconds since the epoch, the others as
-// ISO 8601 times.
+// key set to t (absent for the zero time): aws:EpochTime as seconds since
+// the epoch, the others as ISO 8601 times.
 func conditionHolds(c policy.Condition, t time.Time) bool {
 	st := policy.Statement{Effect: policy.Allow, Action: []string{"*"}, Resource: []string{"*"}, Conditions: []policy.Condition{c}}
 	doc := &policy.Document{Version: policy.Version2012, Statements: []policy.Statement{st}}
@@ -142,7 +144,9 @@ func conditionHolds(c policy.Condition, t time.Time) bool {
 	if strings.EqualFold(c.Key, "aws:EpochTime") {
 		value = strconv.FormatInt(t.Unix(), 10)
 	}
-	r.Context.Set(c.Key, value)
+	if !t.IsZero() {
+		r.Context.Set(c.Key, value)
+	}
 	return p.Decide(r) == policy.Allowed
 }
 
