@@ -2,9 +2,11 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"leash.dev/leash/policy"
 )
@@ -15,6 +17,16 @@ import (
 // another.
 type PolicySet struct {
 	Policies []policy.Named
+	// Boundary is the principal's permissions boundary, nil for none. A
+	// path whose actions the boundary does not allow is not reported.
+	Boundary *policy.Named
+	// SCPs are the service control policies over the principal's account,
+	// one list per organization level, root first, as policy.Set holds
+	// them. A path an SCP refuses is not reported.
+	SCPs [][]policy.Named
+	// Now is the analysis clock, against which conditions on dates are
+	// decided; the zero time means the time Escalation is called.
+	Now time.Time
 }
 
 // Escalation reports the known privilege-escalation paths the set opens: a
@@ -31,10 +43,12 @@ type PolicySet struct {
 // own ARN to that check, and for a user, joining a group (LEASH-ESC-009) is
 // reported as self-escalation.
 //
-// IDs and severities: LEASH-ESC-001 to LEASH-ESC-033, critical or high;
+// IDs and severities: LEASH-ESC-001 to LEASH-ESC-040, critical or high;
 // LEASH-ESC-SELF, critical (inline or attached policies), high (trust,
 // boundary, group membership) or medium (a user's own keys and password);
-// LEASH-ESC-SELF-GUARD, info; LEASH-ESC-000, high, when the set does not
+// LEASH-ESC-SELF-GUARD, info; LEASH-ESC-ATTACH-GUARD, info, for an
+// Attach*Policy grant whose iam:PolicyARN condition keeps its path closed;
+// LEASH-ESC-000, high, when the set does not
 // compile. Each finding's Path is the JSON path of the enabling statement
 // (Statement[i]) and its Message names the actions, resources and every
 // statement the path uses.
@@ -46,12 +60,20 @@ type PolicySet struct {
 // reaches arbitrary resources and is critical; one open only on
 // name-scoped resources is high.
 //
-// Conditions cannot be known statically. Allow statements are taken as
-// though their conditions hold, except conditions on iam:PassedToService,
-// which are evaluated with the service each iam:PassRole path passes the
-// role to. Deny statements with any other condition are left out: only
-// unconditional denies (and denies on iam:PassedToService) neutralize a
-// path. The findings say when an enabling statement has conditions.
+// Each action is asked of the set with its permissions boundary and SCPs,
+// when given: what they refuse opens no path.
+//
+// Most conditions cannot be known statically. Allow statements are taken
+// as though their conditions hold, except those Escalation decides (see
+// escconditions.go): iam:PassedToService, evaluated with the service each
+// iam:PassRole path passes the role to; iam:PolicyARN, evaluated for the
+// Attach*Policy actions with AdministratorAccess and with a customer
+// managed policy; and dates (aws:CurrentTime, aws:EpochTime,
+// aws:TokenIssueTime) against set.Now: a statement that can no longer
+// apply opens no path, one that applies only later is reported with a
+// note. Deny statements with any other condition are left out: only
+// unconditional denies (and denies on decided keys) neutralize a path. The
+// findings say when an enabling statement has conditions.
 func Escalation(set PolicySet, principal string) []Finding {
 	a, err := newEscAnalyzer(set, principal)
 	if err != nil {
@@ -66,6 +88,7 @@ func Escalation(set PolicySet, principal string) []Finding {
 		out = append(out, a.path(&escPaths[i])...)
 	}
 	out = append(out, a.selfEscalation()...)
+	out = append(out, a.policyARNGuards(out)...)
 	return out
 }
 
@@ -79,6 +102,10 @@ type resourceKind struct {
 	// anyOnly: the action supports no resource-level permissions, so only
 	// Resource "*" grants it; it is asked with "*".
 	anyOnly bool
+	// sample is the representative name after prefix when the name has
+	// parts of its own (an Auto Scaling ARN's ID and name); "" means
+	// escFiller.
+	sample string
 }
 
 var (
@@ -103,7 +130,15 @@ var (
 	resECSService    = resourceKind{noun: "ECS service", service: "ecs", region: true, prefix: "service/"}
 	resECSCluster    = resourceKind{noun: "ECS cluster", service: "ecs", region: true, prefix: "cluster/"}
 	resAppRunner     = resourceKind{noun: "App Runner service", service: "apprunner", region: true, prefix: "service/"}
-	resAny           = resourceKind{noun: "resource", anyOnly: true}
+	resNotebookLC    = resourceKind{noun: "SageMaker notebook lifecycle configuration", service: "sagemaker", region: true, prefix: "notebook-instance-lifecycle-config/"}
+	// A code interpreter with an execution role is a custom one, in the
+	// account (code-interpreter/ names AWS's built-in ones, with no role).
+	resCodeInterp   = resourceKind{noun: "AgentCore code interpreter", service: "bedrock-agentcore", region: true, prefix: "code-interpreter-custom/"}
+	resLaunchConfig = resourceKind{noun: "Auto Scaling launch configuration", service: "autoscaling", region: true, prefix: "launchConfiguration:",
+		sample: escFiller + ":launchConfigurationName/" + escFiller}
+	resASG = resourceKind{noun: "Auto Scaling group", service: "autoscaling", region: true, prefix: "autoScalingGroup:",
+		sample: escFiller + ":autoScalingGroupName/" + escFiller}
+	resAny = resourceKind{noun: "resource", anyOnly: true}
 )
 
 // escActionKinds maps each action the paths ask about (lower-cased) to the
@@ -166,12 +201,18 @@ var escActionKinds = map[string]resourceKind{
 	"datapipeline:activatepipeline":      resAny,
 
 	"codebuild:createproject":   resProject,
+	"codebuild:updateproject":   resProject,
 	"codebuild:startbuild":      resProject,
 	"codebuild:startbuildbatch": resProject,
 
-	"sagemaker:createnotebookinstance": resNotebook,
-	"sagemaker:createtrainingjob":      resTrainingJob,
-	"sagemaker:createprocessingjob":    resProcessingJob,
+	"sagemaker:createnotebookinstance":                resNotebook,
+	"sagemaker:createpresignednotebookinstanceurl":    resNotebook,
+	"sagemaker:updatenotebookinstance":                resNotebook,
+	"sagemaker:stopnotebookinstance":                  resNotebook,
+	"sagemaker:startnotebookinstance":                 resNotebook,
+	"sagemaker:createnotebookinstancelifecycleconfig": resNotebookLC,
+	"sagemaker:createtrainingjob":                     resTrainingJob,
+	"sagemaker:createprocessingjob":                   resProcessingJob,
 
 	"ecs:registertaskdefinition": resAny,
 	"ecs:runtask":                resTaskDef,
@@ -180,6 +221,16 @@ var escActionKinds = map[string]resourceKind{
 	"ecs:executecommand":         resECSCluster,
 
 	"apprunner:createservice": resAppRunner,
+
+	// bedrock-agentcore is in the catalog today; the kinds are written
+	// here so that the paths do not depend on it.
+	"bedrock-agentcore:createcodeinterpreter":       resCodeInterp,
+	"bedrock-agentcore:startcodeinterpretersession": resCodeInterp,
+	"bedrock-agentcore:invokecodeinterpreter":       resCodeInterp,
+
+	"autoscaling:createlaunchconfiguration": resLaunchConfig,
+	"autoscaling:createautoscalinggroup":    resASG,
+	"autoscaling:updateautoscalinggroup":    resASG,
 }
 
 // escStep is one thing a path needs: any one of its actions.
@@ -323,6 +374,36 @@ var escPaths = []escPath{
 	{id: "LEASH-ESC-033", steps: []escStep{one("ec2:CreateLaunchTemplateVersion"), one("ec2:ModifyLaunchTemplate")},
 		effect: "make a launch template version of its own the default, so instances launched from it run its code with their instance profiles",
 		fix:    "scope the launch template actions to templates whose instance profiles are no more privileged than the principal"},
+	{id: "LEASH-ESC-034", steps: []escStep{one("sagemaker:CreatePresignedNotebookInstanceUrl")},
+		effect: "open the Jupyter environment of those notebook instances and act with their execution roles",
+		fix:    "scope sagemaker:CreatePresignedNotebookInstanceUrl to notebook instances whose execution roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-035", pivot: 1,
+		steps: []escStep{one("sagemaker:CreateNotebookInstanceLifecycleConfig"), one("sagemaker:UpdateNotebookInstance"),
+			{actions: []string{"sagemaker:StopNotebookInstance"}, optional: true,
+				missing: "the set grants no sagemaker:StopNotebookInstance, which a notebook that is already stopped does not need"},
+			one("sagemaker:StartNotebookInstance")},
+		effect: "attach a lifecycle configuration of its own to those notebook instances and start them, running its script with their execution roles",
+		fix:    "scope sagemaker:UpdateNotebookInstance and sagemaker:StartNotebookInstance to notebook instances whose execution roles are no more privileged than the principal, or remove sagemaker:CreateNotebookInstanceLifecycleConfig"},
+	{id: "LEASH-ESC-036", steps: []escStep{one("bedrock-agentcore:StartCodeInterpreterSession"), one("bedrock-agentcore:InvokeCodeInterpreter")},
+		effect: "run code of its own in sessions of those AgentCore code interpreters and act with their execution roles",
+		fix:    "scope the code interpreter session actions to interpreters whose execution roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-037", passTo: "bedrock-agentcore.amazonaws.com",
+		steps: []escStep{passRole, one("bedrock-agentcore:CreateCodeInterpreter"), one("bedrock-agentcore:StartCodeInterpreterSession"),
+			one("bedrock-agentcore:InvokeCodeInterpreter")},
+		effect: "create an AgentCore code interpreter with a passed execution role and run code of its own in it",
+		fix:    "scope iam:PassRole to the execution roles the workload needs with a condition iam:PassedToService = bedrock-agentcore.amazonaws.com"},
+	{id: "LEASH-ESC-038", passTo: "ec2.amazonaws.com",
+		steps: []escStep{passRole, one("autoscaling:CreateLaunchConfiguration"),
+			one("autoscaling:CreateAutoScalingGroup", "autoscaling:UpdateAutoScalingGroup")},
+		effect: "create a launch configuration with a passed instance role and have an Auto Scaling group launch instances from it",
+		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = ec2.amazonaws.com"},
+	{id: "LEASH-ESC-039", steps: []escStep{one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
+		effect: "start builds of those projects with a buildspec override, running commands of its own with the projects' service roles",
+		fix:    "scope codebuild:StartBuild and StartBuildBatch to projects whose service roles are no more privileged than the principal"},
+	{id: "LEASH-ESC-040", passTo: "codebuild.amazonaws.com",
+		steps:  []escStep{passRole, one("codebuild:UpdateProject"), one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
+		effect: "give an existing CodeBuild project a passed service role and run a build of its own with it",
+		fix:    "scope iam:PassRole to the build roles the workload needs with a condition iam:PassedToService = codebuild.amazonaws.com, and codebuild:UpdateProject to the projects it manages"},
 }
 
 // selfAction is an action that widens the principal itself when allowed on
@@ -393,14 +474,23 @@ type escAnalyzer struct {
 	// compiled document to its index in the original.
 	fullIndex, allowIndex [][]int
 
+	// later holds, for each Allow statement that applies only from a date
+	// to come, the conditions that say when.
+	later map[stmtID][]policy.Condition
+
 	// patterns are the resource patterns of the set's Allow statements.
 	patterns []string
 	cands    map[resourceKind][]*candidate
+	hits     map[hitKey][]hit
 }
 
 func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 	a := &escAnalyzer{set: set, principal: principal, partition: "aws", account: "123456789012",
-		cands: map[resourceKind][]*candidate{}}
+		cands: map[resourceKind][]*candidate{}, later: map[stmtID][]policy.Condition{}, hits: map[hitKey][]hit{}}
+	now := set.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	if p, ok := policy.ParseARN(principal); ok {
 		a.partition = p.Partition
 		if p.Account != "" {
@@ -433,9 +523,16 @@ func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 		ad := &policy.Document{Version: n.Document.Version}
 		var fi, ai []int
 		for si, st := range n.Document.Statements {
-			conds, others := splitPassedToService(st.Conditions)
+			conds, others := splitDecided(st.Conditions)
 			switch st.Effect {
 			case policy.Allow:
+				live, pending := dateLiveness(others, now)
+				if live == liveNever {
+					continue
+				}
+				if live == liveLater {
+					a.later[stmtID{pi, si}] = pending
+				}
 				st.Conditions = conds
 				fd.Statements, fi = append(fd.Statements, st), append(fi, si)
 				ad.Statements, ai = append(ad.Statements, st), append(ai, si)
@@ -456,6 +553,19 @@ func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 		a.fullIndex = append(a.fullIndex, fi)
 		a.allowIndex = append(a.allowIndex, ai)
 	}
+	if set.Boundary != nil {
+		b := *set.Boundary
+		b.Name = "boundary"
+		b.Document = capDocument(b.Document, now)
+		full.Boundary = &b
+	}
+	for li, level := range set.SCPs {
+		var l []policy.Named
+		for i, n := range level {
+			l = append(l, policy.Named{Name: fmt.Sprintf("scp-%d-%d", li, i), Document: capDocument(n.Document, now)})
+		}
+		full.SCPs = append(full.SCPs, l)
+	}
 	var err error
 	if a.full, err = policy.Compile(full); err != nil {
 		return nil, err
@@ -466,17 +576,32 @@ func newEscAnalyzer(set PolicySet, principal string) (*escAnalyzer, error) {
 	return a, nil
 }
 
-// splitPassedToService separates the conditions on iam:PassedToService from
-// the others.
-func splitPassedToService(conds []policy.Condition) (passed, others []policy.Condition) {
-	for _, c := range conds {
-		if strings.EqualFold(c.Key, "iam:PassedToService") {
-			passed = append(passed, c)
-		} else {
-			others = append(others, c)
-		}
+// capDocument prepares a permissions boundary or an SCP as the identity
+// policies are prepared: Allow statements taken as though their undecided
+// conditions hold (dropped when their dates have passed), Deny statements
+// kept only when unconditional or conditioned on decided keys. A cap read
+// this way refuses only what it refuses whatever the request's context.
+func capDocument(doc *policy.Document, now time.Time) *policy.Document {
+	if doc == nil {
+		return nil
 	}
-	return passed, others
+	out := &policy.Document{Version: doc.Version, ID: doc.ID}
+	for _, st := range doc.Statements {
+		decided, others := splitDecided(st.Conditions)
+		switch st.Effect {
+		case policy.Allow:
+			if live, _ := dateLiveness(others, now); live == liveNever {
+				continue
+			}
+			st.Conditions = decided
+		case policy.Deny:
+			if len(others) > 0 {
+				continue
+			}
+		}
+		out.Statements = append(out.Statements, st)
+	}
+	return out
 }
 
 // ask evaluates one request against p; compiled is fullIndex or allowIndex.
@@ -488,7 +613,21 @@ func (a *escAnalyzer) ask(p *policy.Policies, index [][]int, action, resource, p
 	if passTo != "" && strings.EqualFold(action, "iam:PassRole") {
 		r.Context.Set("iam:PassedToService", passTo)
 	}
-	res := p.Explain(r)
+	var res policy.Result
+	if attachPolicyActions[strings.ToLower(action)] {
+		// Open when any dangerous policy may be attached.
+		for i, arn := range a.dangerousPolicyARNs() {
+			r.Context.Set("iam:PolicyARN", arn)
+			if got := p.Explain(r); i == 0 || got.Decision == policy.Allowed {
+				res = got
+				if got.Decision == policy.Allowed {
+					break
+				}
+			}
+		}
+	} else {
+		res = p.Explain(r)
+	}
 	var ids []stmtID
 	for _, s := range res.Statements {
 		pi, err := strconv.Atoi(s.Policy)
@@ -528,7 +667,11 @@ func (a *escAnalyzer) candidates(k resourceKind) []*candidate {
 		c.broad = c.broad || broad
 		c.sources = append(c.sources, source)
 	}
-	add(a.arnOf(k, escFiller), true, "*")
+	sample := k.sample
+	if sample == "" {
+		sample = escFiller
+	}
+	add(a.arnOf(k, sample), true, "*")
 	var ctx policy.Context
 	if a.principal != "" {
 		ctx.AddPrincipalKeys(a.principal)
@@ -647,17 +790,38 @@ func substituteVariables(s string, ctx *policy.Context) (string, bool) {
 func (a *escAnalyzer) stepHits(step escStep, passTo string) []hit {
 	var hits []hit
 	for _, action := range step.actions {
-		k, ok := escActionKinds[strings.ToLower(action)]
-		if !ok {
-			k = resAny
-		}
-		for _, c := range a.candidates(k) {
-			d, ids := a.ask(a.full, a.fullIndex, action, c.arn, passTo)
-			if d == policy.Allowed {
-				hits = append(hits, hit{action: action, cand: c, stmts: ids})
-			}
+		hits = append(hits, a.actionHits(action, passTo)...)
+	}
+	return hits
+}
+
+// hitKey names one action asked of every candidate: passTo only matters to
+// iam:PassRole.
+type hitKey struct{ action, passTo string }
+
+// actionHits returns what the set allows of one action, asked once per
+// analysis: several paths share actions (codebuild:StartBuild, iam:PassRole
+// to ec2.amazonaws.com).
+func (a *escAnalyzer) actionHits(action, passTo string) []hit {
+	key := hitKey{action: strings.ToLower(action)}
+	if key.action == "iam:passrole" {
+		key.passTo = passTo
+	}
+	if h, ok := a.hits[key]; ok {
+		return h
+	}
+	k, ok := escActionKinds[key.action]
+	if !ok {
+		k = resAny
+	}
+	var hits []hit
+	for _, c := range a.candidates(k) {
+		d, ids := a.ask(a.full, a.fullIndex, action, c.arn, passTo)
+		if d == policy.Allowed {
+			hits = append(hits, hit{action: action, cand: c, stmts: ids})
 		}
 	}
+	a.hits[key] = hits
 	return hits
 }
 
@@ -794,15 +958,24 @@ func (a *escAnalyzer) stmtLabel(id stmtID) string {
 // conditionNote says when the statement's grant depends on conditions the
 // analysis assumed to hold.
 func (a *escAnalyzer) conditionNote(id stmtID) string {
-	_, others := splitPassedToService(a.set.Policies[id.policy].Document.Statements[id.stmt].Conditions)
-	if len(others) == 0 {
-		return ""
-	}
-	var keys []string
+	_, others := splitDecided(a.set.Policies[id.policy].Document.Statements[id.stmt].Conditions)
+	pending := a.later[id]
+	var keys, when []string
 	for _, c := range others {
+		if containsCondition(pending, c) {
+			when = appendNew(when, c.Operator+" "+c.Key+" "+strings.Join(c.Values, ", "))
+			continue
+		}
 		keys = appendNew(keys, c.Operator+" "+c.Key)
 	}
-	return "; the statement has conditions (" + strings.Join(keys, ", ") + "), taken to hold"
+	note := ""
+	if len(keys) > 0 {
+		note = "; the statement has conditions (" + strings.Join(keys, ", ") + "), taken to hold"
+	}
+	if len(when) > 0 {
+		note += "; the statement does not apply yet (" + strings.Join(when, "; ") + "): the path opens when that date comes"
+	}
+	return note
 }
 
 // selfEscalation reports what the set lets the principal do to itself.
@@ -891,4 +1064,13 @@ func (a *escAnalyzer) matchingText(id stmtID) string {
 		return a.stmtLabel(id) + " on " + strings.Join(st.Resource, ", ")
 	}
 	return a.stmtLabel(id)
+}
+
+func containsCondition(list []policy.Condition, c policy.Condition) bool {
+	for _, e := range list {
+		if e.Operator == c.Operator && strings.EqualFold(e.Key, c.Key) && slices.Equal(e.Values, c.Values) {
+			return true
+		}
+	}
+	return false
 }

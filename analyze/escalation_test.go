@@ -118,6 +118,13 @@ func TestEscalationEveryPath(t *testing.T) {
 		{"LEASH-ESC-031", []string{"ecs:ExecuteCommand"}},
 		{"LEASH-ESC-032", []string{"ec2-instance-connect:SendSSHPublicKey"}},
 		{"LEASH-ESC-033", []string{"ec2:CreateLaunchTemplateVersion", "ec2:ModifyLaunchTemplate"}},
+		{"LEASH-ESC-034", []string{"sagemaker:CreatePresignedNotebookInstanceUrl"}},
+		{"LEASH-ESC-035", []string{"sagemaker:CreateNotebookInstanceLifecycleConfig", "sagemaker:StartNotebookInstance", "sagemaker:UpdateNotebookInstance"}},
+		{"LEASH-ESC-036", []string{"bedrock-agentcore:StartCodeInterpreterSession", "bedrock-agentcore:InvokeCodeInterpreter"}},
+		{"LEASH-ESC-037", []string{"iam:PassRole", "bedrock-agentcore:StartCodeInterpreterSession", "bedrock-agentcore:InvokeCodeInterpreter", "bedrock-agentcore:CreateCodeInterpreter"}},
+		{"LEASH-ESC-038", []string{"iam:PassRole", "autoscaling:CreateAutoScalingGroup", "autoscaling:CreateLaunchConfiguration"}},
+		{"LEASH-ESC-039", []string{"codebuild:StartBuild"}},
+		{"LEASH-ESC-040", []string{"iam:PassRole", "codebuild:StartBuild", "codebuild:UpdateProject"}},
 	}
 	for _, p := range paths {
 		t.Run(p.id+"/open", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/policy"
+	"leash.dev/leash/policy/catalog"
 )
 
 // LeastPrivilege reviews the Allow statements of an identity-based policy
@@ -19,7 +20,18 @@ import (
 //   - LEASH-LP-005 (high): iam:PassRole (written out or through a wildcard
 //     such as iam:* or iam:Pass*) with no iam:PassedToService condition, so
 //     the roles can be handed to any service.
+//
+// The document's own unconditional Deny statements are applied (Review
+// applies those of the whole set): a grant they take away entirely is no
+// finding, and one they narrow says what remains ("every action of every
+// AWS service but every iam action"). The engine decides, over the actions
+// of the catalog and one standing for those AWS adds later.
 func LeastPrivilege(doc *policy.Document, name string) []Finding {
+	return leastPrivilege(doc, name, newDenyView([]policy.Named{{Name: name, Document: doc}}, catalog.Default()))
+}
+
+// leastPrivilege is LeastPrivilege with the denies of a set.
+func leastPrivilege(doc *policy.Document, name string, denies *denyView) []Finding {
 	if doc == nil {
 		return nil
 	}
@@ -39,15 +51,32 @@ func LeastPrivilege(doc *policy.Document, name string) []Finding {
 			p := elementPath(path+".Action", st.Action, j)
 			switch {
 			case onlyStars(a) || (onlyStars(svc) && onlyStars(verb)):
+				n := denies.narrow("*")
+				if n.all {
+					continue
+				}
+				msg := fmt.Sprintf("Action %q allows every action of every AWS service on %s", a, res)
+				if n.left < n.total {
+					msg = fmt.Sprintf("Action %q allows every action of every AWS service but %s (denied by %s) on %s",
+						a, n.deniedText(), strings.Join(n.by, ", "), res)
+				}
 				out = append(out, Finding{
 					ID: "LEASH-LP-001", Severity: Critical, Policy: name, Path: p,
-					Message: fmt.Sprintf("Action %q allows every action of every AWS service on %s", a, res),
+					Message: msg,
 					Fix:     "list the actions the workload calls instead of \"*\"",
 				})
 			case onlyStars(verb) && !strings.ContainsAny(svc, "*?") && anyResource:
+				n := denies.narrow(svc + ":*")
+				if n.all {
+					continue
+				}
+				msg := fmt.Sprintf("Action %q on Resource \"*\" allows every %s action, present and future, on every resource", a, svc)
+				if n.left < n.total {
+					msg += fmt.Sprintf(" but %s (denied by %s)", n.deniedText(), strings.Join(n.by, ", "))
+				}
 				out = append(out, Finding{
 					ID: "LEASH-LP-002", Severity: High, Policy: name, Path: p,
-					Message: fmt.Sprintf("Action %q on Resource \"*\" allows every %s action, present and future, on every resource", a, svc),
+					Message: msg,
 					Fix:     fmt.Sprintf("list the %s actions the workload calls, and scope Resource to the ARNs it uses", svc),
 				})
 			}
@@ -68,7 +97,7 @@ func LeastPrivilege(doc *policy.Document, name string) []Finding {
 				Fix: "list the resources with Resource; to exclude resources from a broad grant, add a Deny statement",
 			})
 		}
-		if f, ok := passRoleFinding(st, name, path, res); ok {
+		if f, ok := passRoleFinding(st, name, path, res); ok && !denies.denied("iam:PassRole") {
 			out = append(out, f)
 		}
 	}

@@ -56,11 +56,20 @@ func KindOf(doc *policy.Document) policy.Kind {
 // The findings are sorted by severity, highest first, then by policy name
 // and by path (Statement[2] before Statement[10]).
 func Review(policies []policy.Named, principal string, cat *catalog.Catalog) []Finding {
+	return review(policies, PolicySet{}, principal, cat)
+}
+
+// review is Review with the caps over the principal (caps.Boundary and
+// caps.SCPs), which the escalation analysis applies.
+func review(policies []policy.Named, caps PolicySet, principal string, cat *catalog.Catalog) []Finding {
 	if cat == nil {
 		cat = catalog.Default()
 	}
 	var out []Finding
 	var identity []policy.Named
+	// The least-privilege findings apply the Deny statements of every
+	// identity policy of the set, not only the statement's own document.
+	denies := newDenyView(identityPolicies(policies), cat)
 	for _, p := range policies {
 		if p.Document == nil {
 			continue
@@ -70,15 +79,27 @@ func Review(policies []policy.Named, principal string, cat *catalog.Catalog) []F
 		case policy.Trust:
 			out = append(out, Trust(p.Document, p.Name)...)
 		case policy.Identity:
-			out = append(out, LeastPrivilege(p.Document, p.Name)...)
+			out = append(out, leastPrivilege(p.Document, p.Name, denies)...)
 			out = append(out, Scope(p.Document, p.Name, cat)...)
 			identity = append(identity, p)
 		}
 	}
 	if len(identity) > 0 {
-		out = append(out, Escalation(PolicySet{Policies: identity}, principal)...)
+		out = append(out, Escalation(PolicySet{Policies: identity, Boundary: caps.Boundary, SCPs: caps.SCPs, Now: caps.Now}, principal)...)
 	}
 	SortFindings(out)
+	return out
+}
+
+// identityPolicies are the identity-based policies among policies, as
+// KindOf tells them apart.
+func identityPolicies(policies []policy.Named) []policy.Named {
+	var out []policy.Named
+	for _, p := range policies {
+		if p.Document != nil && KindOf(p.Document) == policy.Identity {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 

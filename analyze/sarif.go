@@ -113,6 +113,7 @@ func ruleDescription(id string) string {
 	families := []struct{ prefix, text string }{
 		{"LEASH-ESC-SELF-GUARD", "A Deny statement keeps the principal from widening its own permissions"},
 		{"LEASH-ESC-SELF", "The principal can widen its own permissions"},
+		{"LEASH-ESC-ATTACH-GUARD", "An iam:PolicyARN condition keeps an Attach*Policy grant from attaching a policy that grants everything"},
 		{"LEASH-ESC-", "Privilege-escalation path"},
 		{"LEASH-LP-", "Grant wider than a workload needs"},
 		{"LEASH-TRUST-", "The trust policy lets more principals assume the role than intended"},

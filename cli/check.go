@@ -25,6 +25,8 @@ type checkOptions struct {
 	principalGiven            bool
 	only, mustAllow, mustDeny []string
 	user, role                string
+	boundary                  string
+	scps                      []string
 	iamAccess
 	files  []string
 	stdout io.Writer
@@ -59,6 +61,13 @@ the principal's policies, to review a change before it is made.
 
 Escalation to the principal itself is checked when the principal is known:
 --principal, or the user or role read with --user or --role.
+
+Escalation paths are asked of leash's engine with the principal's permissions
+boundary (read with --user or --role, or given with --boundary) and the
+service control policies given with --scp: a path they refuse is not
+reported. Conditions the paths fix are decided (iam:PassedToService,
+iam:PolicyARN on the Attach*Policy paths, and dates against the current
+time); other conditions are taken to hold.
 
 Assertions for CI:
   --only PATTERN        every action any Allow statement grants, after
@@ -131,6 +140,10 @@ does not know or credentials it refuses).`),
 		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
 	f.StringVar(&o.role, "role", "",
 		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached, its boundary and its trust policy; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
+	f.StringVar(&o.boundary, "boundary", "",
+		"permissions boundary `FILE` of the principal: escalation paths it refuses are not reported; with --user or --role the boundary is read from IAM instead (e.g. --boundary boundary.json)")
+	f.StringArrayVar(&o.scps, "scp", nil,
+		"service control policy `FILE[,FILE...]` over the principal's account: each --scp is one organization level, root first, as for leash simulate; escalation paths they refuse are not reported (e.g. --scp full-access.json --scp ou.json,deny-iam.json)")
 	o.addFlags(f, "read --user or --role")
 	cmd.AddCommand(newCheckWorkload())
 	return cmd
@@ -142,6 +155,7 @@ type checkInput struct {
 	identity  []policy.Named
 	boundary  *policy.Named
 	trust     *policy.Named // a role's, read from IAM
+	scps      [][]policy.Named
 	// sources maps a policy's name to the file (or ARN) it came from.
 	sources map[string]string
 }
@@ -180,7 +194,7 @@ func runCheck(ctx context.Context, o checkOptions) error {
 		return err
 	}
 
-	findings, err := analyze.Check(analyze.Principal{Identity: in.identity, Boundary: in.boundary, Trust: in.trust, ARN: in.principal}, o.only, asserts, cat)
+	findings, err := analyze.Check(analyze.Principal{Identity: in.identity, Boundary: in.boundary, Trust: in.trust, ARN: in.principal, SCPs: in.scps}, o.only, asserts, cat)
 	if err != nil {
 		return err
 	}
@@ -191,6 +205,9 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	}
 	if in.trust != nil {
 		policies++
+	}
+	for _, level := range in.scps {
+		policies += len(level)
 	}
 	sum := analyze.Summarize(findings, failOn, policies)
 	switch o.output {
@@ -241,6 +258,9 @@ func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 			file, _, _ := strings.Cut(n.Name, "#") // a CredentialsRequest is named file#namespace/name
 			in.sources[n.Name] = file
 		}
+	}
+	if err := loadCaps(o, &in); err != nil {
+		return in, err
 	}
 	if o.user != "" || o.role != "" {
 		if err := loadPrincipal(ctx, o, &in); err != nil {
