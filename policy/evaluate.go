@@ -194,15 +194,19 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	}
 	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
 
+	// Neither SCPs nor RCPs restrict a service-linked role (servicelinked.go).
+	orgPolicies := !c.serviceLinked
 	denied := false
-	scpAllowed := true
+	scpAllowed, rcpAllowed := true, true
 	var d bool
-	if iamPrincipal {
+	if iamPrincipal && orgPolicies {
 		scpAllowed, d = levelsResult(p.scps, &in, t, SCP, false)
 		denied = denied || d
 	}
-	rcpAllowed, d := levelsResult(p.rcps, &in, t, RCP, true)
-	denied = denied || d
+	if orgPolicies {
+		rcpAllowed, d = levelsResult(p.rcps, &in, t, RCP, true)
+		denied = denied || d
+	}
 
 	// The account root user has every permission in its account, limited
 	// only by denies and SCPs.
