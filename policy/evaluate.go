@@ -177,6 +177,12 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	in.resIsARN = splitARNInto(in.resource, &in.resParts)
 	c := &in.caller
 
+	// Some requests AWS refuses whatever the policies say (servicerules.go).
+	if rule := matchServiceRule(&in); rule != nil {
+		t.refused(rule)
+		return ExplicitDeny
+	}
+
 	// sts:GetCallerIdentity needs no permission and cannot be denied.
 	if len(in.action) == len("sts:GetCallerIdentity") && strings.EqualFold(in.action, "sts:GetCallerIdentity") && c.kind != callerUnknown {
 		t.note(noteCallerIdentity)
