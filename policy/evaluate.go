@@ -10,7 +10,8 @@ const (
 	// ImplicitDeny: nothing allowed the request (or a boundary, SCP or
 	// session policy did not).
 	ImplicitDeny Decision = iota
-	// ExplicitDeny: a Deny statement matched; nothing can override it.
+	// ExplicitDeny: a Deny statement matched, or a rule AWS applies outside
+	// policies refused the request (servicerules.go); nothing can override it.
 	ExplicitDeny
 	// Allowed: every policy type that applies allowed the request.
 	Allowed
