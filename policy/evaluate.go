@@ -10,7 +10,8 @@ const (
 	// ImplicitDeny: nothing allowed the request (or a boundary, SCP or
 	// session policy did not).
 	ImplicitDeny Decision = iota
-	// ExplicitDeny: a Deny statement matched; nothing can override it.
+	// ExplicitDeny: a Deny statement matched, or a rule AWS applies outside
+	// policies refused the request (servicerules.go); nothing can override it.
 	ExplicitDeny
 	// Allowed: every policy type that applies allowed the request.
 	Allowed
@@ -177,6 +178,12 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	in.resIsARN = splitARNInto(in.resource, &in.resParts)
 	c := &in.caller
 
+	// Some requests AWS refuses whatever the policies say (servicerules.go).
+	if rule := matchServiceRule(&in); rule != nil {
+		t.refused(rule)
+		return ExplicitDeny
+	}
+
 	// sts:GetCallerIdentity needs no permission and cannot be denied.
 	if len(in.action) == len("sts:GetCallerIdentity") && strings.EqualFold(in.action, "sts:GetCallerIdentity") && c.kind != callerUnknown {
 		t.note(noteCallerIdentity)
@@ -194,15 +201,19 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 	}
 	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
 
+	// Neither SCPs nor RCPs restrict a service-linked role (servicelinked.go).
+	orgPolicies := !c.serviceLinked
 	denied := false
-	scpAllowed := true
+	scpAllowed, rcpAllowed := true, true
 	var d bool
-	if iamPrincipal {
+	if iamPrincipal && orgPolicies {
 		scpAllowed, d = levelsResult(p.scps, &in, t, SCP, false)
 		denied = denied || d
 	}
-	rcpAllowed, d := levelsResult(p.rcps, &in, t, RCP, true)
-	denied = denied || d
+	if orgPolicies {
+		rcpAllowed, d = levelsResult(p.rcps, &in, t, RCP, true)
+		denied = denied || d
+	}
 
 	// The account root user has every permission in its account, limited
 	// only by denies and SCPs.

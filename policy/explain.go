@@ -52,6 +52,9 @@ const (
 	ReasonCrossAccountNoResource = "CrossAccountResourcePolicyDidNotAllow"
 	ReasonExplicitTrustRequired  = "ResourcePolicyMustAllowAccount"
 	ReasonNoPermissionRequired   = "NoPermissionRequired"
+	// ReasonServiceRule: a rule AWS applies outside policies refused the
+	// request (an AWS managed policy changed, a reserved KMS alias...).
+	ReasonServiceRule = "AWSServiceRule"
 )
 
 // Reason is one cause of a decision.
@@ -60,6 +63,9 @@ type Reason struct {
 	Message   string            `json:"message"`
 	Statement *StatementRef     `json:"statement,omitempty"`
 	Condition *ConditionFailure `json:"condition,omitempty"`
+	// Page is, for an AWSServiceRule reason, the AWS documentation page
+	// that states the rule.
+	Page string `json:"page,omitempty"`
 }
 
 // ConditionFailure is a condition that kept an Allow statement from applying.
@@ -98,6 +104,8 @@ type trace struct {
 	blocks   []Reason
 	missed   []missingKind
 	notes    []noteKind
+	// rule is the service rule that refused the request, if one did.
+	rule *serviceRule
 }
 
 func ref(d *compiledDoc, s *compiledStmt) StatementRef {
@@ -164,6 +172,12 @@ func (t *trace) missing(m missingKind) {
 	}
 }
 
+func (t *trace) refused(r *serviceRule) {
+	if t != nil {
+		t.rule = r
+	}
+}
+
 func (t *trace) note(n noteKind) {
 	if t != nil {
 		t.notes = append(t.notes, n)
@@ -188,6 +202,9 @@ func (t *trace) result(d Decision) Result {
 	}
 	switch d {
 	case ExplicitDeny:
+		if t.rule != nil {
+			r.Reasons = append(r.Reasons, Reason{Code: ReasonServiceRule, Message: t.rule.message(), Page: t.rule.page})
+		}
 		for _, m := range t.matches {
 			if m.Effect == Deny {
 				m := m

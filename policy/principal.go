@@ -25,6 +25,9 @@ type caller struct {
 	// session is a role session's name.
 	name    string
 	session string
+	// serviceLinked is set for a service-linked role and its sessions,
+	// which SCPs and RCPs do not restrict (see isServiceLinkedSession).
+	serviceLinked bool
 }
 
 func parseCaller(p string) caller {
@@ -64,6 +67,7 @@ func (c *caller) parse(p string) {
 		case strings.HasPrefix(res, "role/"):
 			c.kind = callerRole
 			c.name = lastElem(res)
+			c.serviceLinked = strings.HasPrefix(res, serviceLinkedRolePath)
 		case strings.HasPrefix(res, "oidc-provider/"), strings.HasPrefix(res, "saml-provider/"):
 			c.kind = callerWebIdentity
 		}
@@ -74,6 +78,7 @@ func (c *caller) parse(p string) {
 			if ok {
 				c.kind = callerRoleSession
 				c.name, c.session = role, sess
+				c.serviceLinked = isServiceLinkedSession(role)
 			}
 		case strings.HasPrefix(res, "federated-user/"):
 			c.kind = callerFederatedUser
@@ -105,8 +110,8 @@ const (
 	// matchAccount: the caller's account (root ARN or account ID). The account
 	// must still grant access through identity policies.
 	matchAccount
-	// matchRole: the role whose session is calling. Boundaries and session
-	// policies still apply.
+	// matchRole: the role whose session is calling, or the calling role
+	// itself. Boundaries and session policies still apply.
 	matchRole
 	// matchEveryone: "*" or {"AWS": "*"}. It grants on its own in the same
 	// account like a direct match, but AWS documents the session-policy
@@ -175,7 +180,11 @@ func awsPrincipalMatch(v string, c *caller) principalMatch {
 	if v == "*" {
 		return matchEveryone
 	}
-	if v == c.arn && c.kind != callerUnknown {
+	// A role's own ARN names the role, not the caller: a request made as
+	// the role (callerRole) stands for any session of it, so a policy that
+	// names the role ARN grants as it does to a session (matchRole), limited
+	// by the role's boundary and session policy.
+	if v == c.arn && c.kind != callerUnknown && c.kind != callerRole {
 		return matchDirect
 	}
 	if c.account == "" {
@@ -191,7 +200,7 @@ func awsPrincipalMatch(v string, c *caller) principalMatch {
 	switch {
 	case parts[2] == "iam" && parts[5] == "root":
 		return matchAccount
-	case c.kind == callerRoleSession && parts[2] == "iam" && strings.HasPrefix(parts[5], "role/") && lastElem(parts[5]) == c.name:
+	case (c.kind == callerRoleSession || c.kind == callerRole) && parts[2] == "iam" && strings.HasPrefix(parts[5], "role/") && lastElem(parts[5]) == c.name:
 		return matchRole
 	}
 	return noPrincipalMatch

@@ -23,6 +23,9 @@ type Case struct {
 	Expect string `json:"expect"`
 	// JSON is the request as written, a simulate.Case object.
 	JSON json.RawMessage `json:"case"`
+	// Source is the AWS documentation page that gives the decision, for
+	// cases that pin a rule a reader may want to check.
+	Source string `json:"source,omitempty"`
 
 	// File is the file the case was read from.
 	File string `json:"-"`

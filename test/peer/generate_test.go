@@ -42,7 +42,15 @@ import (
 //     session policy even when the resource policy names the session);
 //   - NotPrincipal lists only callers, never accounts or roles, and a case
 //     with NotPrincipal has no boundary (AWS applies such a Deny to every
-//     principal with a boundary; the peer does not).
+//     principal with a boundary; the peer does not);
+//   - no service-linked role callers (no role named AWSServiceRoleFor..., no
+//     path /aws-service-role/): SCPs and RCPs do not restrict them, and the
+//     peer applies them;
+//   - no request that a rule outside policies refuses: policy ARNs are
+//     customer managed ones in the two accounts (never arn:aws:iam::aws:policy/),
+//     roles are never under /aws-service-role/, and there are no KMS aliases
+//     (the peer has no rule for the first two and answers ImplicitDeny for
+//     alias/aws/, where leash answers ExplicitDeny).
 
 const (
 	acctA = "111122223333"

@@ -112,6 +112,13 @@ func Message(principal, action, resource string, res policy.Result) string {
 		resource = "*"
 	}
 	head := who + " is not authorized to perform: " + action + " on resource: " + resource
+	// A rule AWS applies outside policies is named with its page, since no
+	// policy denied.
+	for _, reason := range res.Reasons {
+		if reason.Code == policy.ReasonServiceRule {
+			return head + ": " + reason.Message
+		}
+	}
 	if res.Decision == policy.ExplicitDeny {
 		kind := "identity-based policy"
 		if len(res.Statements) > 0 {
