@@ -196,7 +196,10 @@ func (p *Policies) decide(r *Request, t *trace) Decision {
 			resourceAccount = in.resParts[4]
 		}
 	}
-	if resourceAccount == "" {
+	// AWS managed policies (arn:aws:iam::aws:policy/...) belong to no
+	// customer account and every account reads them with its own identity
+	// policies: they are not a cross-account resource.
+	if resourceAccount == "" || resourceAccount == "aws" {
 		resourceAccount = c.account
 	}
 	iamPrincipal := c.kind != callerService && c.kind != callerWebIdentity
