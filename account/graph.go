@@ -64,7 +64,7 @@ var selfActions = []string{
 	"iam:PutUserPolicy", "iam:AttachUserPolicy", // own user
 	"iam:PutRolePolicy", "iam:AttachRolePolicy", // own role
 	"iam:PutGroupPolicy", "iam:AttachGroupPolicy", // a group it is in
-	"iam:AddUserToGroup",                                         // itself into any group
+	"iam:AddUserToGroup",                                     // itself into any group
 	"iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion", // a customer managed policy attached to it
 }
 
@@ -493,6 +493,9 @@ func (s Statement) Name() string {
 		what = "boundary " + s.Policy
 	default:
 		what = s.PolicyType + " policy " + s.Policy
+		if strings.HasPrefix(s.Policy, "trust policy ") {
+			what = s.Policy
+		}
 	}
 	return fmt.Sprintf("%s Statement[%d]%s", what, s.Index, sidNote(s.Sid))
 }
