@@ -57,7 +57,7 @@ func TestParseEncodingsAndPagesAgree(t *testing.T) {
 		t.Fatalf("the object-encoded snapshot gave no answer for bob:\n%s", want)
 	}
 	for name, data := range map[string][]byte{
-		"URL-encoded documents, array of pages":         encodedPages,
+		"URL-encoded documents, array of pages":          encodedPages,
 		"URL-encoded documents, pages one after another": concatenated,
 	} {
 		t.Run(name, func(t *testing.T) {
