@@ -19,6 +19,7 @@ func iamOperations() map[string]operation {
 	iamAttachmentOperations(ops)
 	iamOIDCOperations(ops)
 	iamSimulateOperations(ops)
+	iamAccountDetailsOperations(ops)
 	return ops
 }
 

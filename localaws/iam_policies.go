@@ -199,12 +199,17 @@ func listedPolicies(c *call) ([]store.ManagedPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := c.param("PathPrefix")
+	return managedPolicies(c.tx, scope, c.param("PathPrefix"), onlyAttached)
+}
+
+// managedPolicies are the managed policies of a scope (All, AWS: those
+// leash local knows, Local: the account's) under a path prefix, by name.
+func managedPolicies(tx *store.Tx, scope, prefix string, onlyAttached bool) ([]store.ManagedPolicy, error) {
 	var out []store.ManagedPolicy
 	// AWS managed policies are at the path /, which starts with "" and "/".
 	if scope != "Local" && strings.HasPrefix("/", prefix) {
 		for arn := range awsManagedPolicies {
-			p, err := getPolicy(c.tx, arn)
+			p, err := getPolicy(tx, arn)
 			if err != nil {
 				return nil, err
 			}
@@ -216,7 +221,7 @@ func listedPolicies(c *call) ([]store.ManagedPolicy, error) {
 	if scope != "AWS" {
 		filter := store.PolicyFilter{PathPrefix: prefix, OnlyAttached: onlyAttached}
 		for page := (store.Page{MaxItems: 1000}); ; {
-			l, err := c.tx.ListPolicies(filter, page)
+			l, err := tx.ListPolicies(filter, page)
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,278 @@
+package localaws
+
+import (
+	"slices"
+	"strings"
+
+	"leash.dev/leash/localaws/internal/query"
+	"leash.dev/leash/localaws/internal/store"
+)
+
+// The entity types of the Filter parameter.
+const (
+	filterUser        = "User"
+	filterRole        = "Role"
+	filterGroup       = "Group"
+	filterLocalPolicy = "LocalManagedPolicy"
+	filterAWSPolicy   = "AWSManagedPolicy"
+)
+
+var accountDetailsFilters = []string{filterUser, filterRole, filterGroup, filterLocalPolicy, filterAWSPolicy}
+
+type inlinePolicyShape struct {
+	PolicyName     string `xml:"PolicyName"`
+	PolicyDocument string `xml:"PolicyDocument"`
+}
+
+// userDetailShape is IAM's UserDetail.
+type userDetailShape struct {
+	Path                    string                        `xml:"Path"`
+	UserName                string                        `xml:"UserName"`
+	UserID                  string                        `xml:"UserId"`
+	Arn                     string                        `xml:"Arn"`
+	CreateDate              query.Timestamp               `xml:"CreateDate"`
+	UserPolicyList          []inlinePolicyShape           `xml:"UserPolicyList>member"`
+	GroupList               []string                      `xml:"GroupList>member"`
+	AttachedManagedPolicies []attachedPolicyShape         `xml:"AttachedManagedPolicies>member"`
+	PermissionsBoundary     *boundaryShape                `xml:"PermissionsBoundary,omitempty"`
+	Tags                    query.OptionalList[query.Tag] `xml:"Tags"`
+}
+
+// roleDetailShape is IAM's RoleDetail. leash local has no instance
+// profiles, so InstanceProfileList is empty, and does not track
+// RoleLastUsed, so it is left out.
+type roleDetailShape struct {
+	Path                     string                        `xml:"Path"`
+	RoleName                 string                        `xml:"RoleName"`
+	RoleID                   string                        `xml:"RoleId"`
+	Arn                      string                        `xml:"Arn"`
+	CreateDate               query.Timestamp               `xml:"CreateDate"`
+	AssumeRolePolicyDocument string                        `xml:"AssumeRolePolicyDocument"`
+	InstanceProfileList      []struct{}                    `xml:"InstanceProfileList>member"`
+	RolePolicyList           []inlinePolicyShape           `xml:"RolePolicyList>member"`
+	AttachedManagedPolicies  []attachedPolicyShape         `xml:"AttachedManagedPolicies>member"`
+	PermissionsBoundary      *boundaryShape                `xml:"PermissionsBoundary,omitempty"`
+	Tags                     query.OptionalList[query.Tag] `xml:"Tags"`
+}
+
+// managedPolicyDetailShape is IAM's ManagedPolicyDetail: the policy with
+// every version's document.
+type managedPolicyDetailShape struct {
+	PolicyName                    string               `xml:"PolicyName"`
+	PolicyID                      string               `xml:"PolicyId"`
+	Arn                           string               `xml:"Arn"`
+	Path                          string               `xml:"Path"`
+	DefaultVersionID              string               `xml:"DefaultVersionId"`
+	AttachmentCount               int                  `xml:"AttachmentCount"`
+	PermissionsBoundaryUsageCount int                  `xml:"PermissionsBoundaryUsageCount"`
+	IsAttachable                  bool                 `xml:"IsAttachable"`
+	Description                   string               `xml:"Description,omitempty"`
+	CreateDate                    query.Timestamp      `xml:"CreateDate"`
+	UpdateDate                    query.Timestamp      `xml:"UpdateDate"`
+	PolicyVersionList             []policyVersionShape `xml:"PolicyVersionList>member"`
+}
+
+type accountDetailsResult struct {
+	UserDetailList []userDetailShape `xml:"UserDetailList>member"`
+	// GroupDetailList is always empty: leash local has no groups yet.
+	GroupDetailList []struct{}                 `xml:"GroupDetailList>member"`
+	RoleDetailList  []roleDetailShape          `xml:"RoleDetailList>member"`
+	Policies        []managedPolicyDetailShape `xml:"Policies>member"`
+	IsTruncated     bool                       `xml:"IsTruncated"`
+	Marker          string                     `xml:"Marker,omitempty"`
+}
+
+// accountItem is one entity of the snapshot; exactly one field is set.
+type accountItem struct {
+	user   *store.User
+	role   *store.Role
+	policy *store.ManagedPolicy
+}
+
+// iamAccountDetailsOperations adds GetAccountAuthorizationDetails: the
+// account's users, groups, roles and managed policies with every document,
+// URL-encoded as IAM returns them, the snapshot that account-wide
+// questions (who can do this?) are asked of. Paging counts items across
+// the four lists, in that order, as IAM does: a page of MaxItems may end
+// among the users and the next start there.
+func iamAccountDetailsOperations(ops map[string]operation) {
+	ops["GetAccountAuthorizationDetails"] = operation{
+		readOnly: true,
+		// The action has no resource types: only Resource "*" grants it.
+		target: func(*call) (target, error) { return target{resource: "*"}, nil },
+		run: func(c *call) (any, error) {
+			filter, err := accountDetailsFilter(c)
+			if err != nil {
+				return nil, err
+			}
+			items, err := accountItems(c.tx, filter)
+			if err != nil {
+				return nil, err
+			}
+			page, marker, err := paged(c, items)
+			if err != nil {
+				return nil, err
+			}
+			out := accountDetailsResult{
+				UserDetailList: []userDetailShape{}, GroupDetailList: []struct{}{},
+				RoleDetailList: []roleDetailShape{}, Policies: []managedPolicyDetailShape{},
+				IsTruncated: marker != "", Marker: marker,
+			}
+			for _, it := range page {
+				switch {
+				case it.user != nil:
+					out.UserDetailList = append(out.UserDetailList, userDetailOf(*it.user))
+				case it.role != nil:
+					out.RoleDetailList = append(out.RoleDetailList, roleDetailOf(*it.role))
+				default:
+					d, err := managedPolicyDetailOf(c.tx, *it.policy)
+					if err != nil {
+						return nil, err
+					}
+					out.Policies = append(out.Policies, d)
+				}
+			}
+			return out, nil
+		},
+	}
+}
+
+// accountDetailsFilter is the set of entity types Filter.member.N asks
+// for; no filter asks for all of them.
+func accountDetailsFilter(c *call) (map[string]bool, error) {
+	l, err := c.list("Filter")
+	if err != nil {
+		return nil, err
+	}
+	if len(l) == 0 {
+		l = accountDetailsFilters
+	}
+	out := map[string]bool{}
+	for _, f := range l {
+		if !slices.Contains(accountDetailsFilters, f) {
+			return nil, query.ValidationError("1 validation error detected: Value '[" + strings.Join(l, ", ") +
+				"]' at 'filter' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [" +
+				strings.Join(accountDetailsFilters, ", ") + "]]")
+		}
+		out[f] = true
+	}
+	return out, nil
+}
+
+// accountItems lists the entities the filter selects: users, then groups
+// (none), roles and managed policies, each by name. AWS managed policies
+// are those in use, attached to or bounding a user or role: IAM lists the
+// AWS managed policies an account uses, not the thousand it could, and a
+// policy used only as a boundary is kept so that every boundary a
+// principal names can be read from the snapshot.
+func accountItems(tx *store.Tx, filter map[string]bool) ([]accountItem, error) {
+	var items []accountItem
+	if filter[filterUser] {
+		users, err := allPages(func(p store.Page) (store.Listing[store.User], error) { return tx.ListUsers("", p) })
+		if err != nil {
+			return nil, err
+		}
+		for i := range users {
+			items = append(items, accountItem{user: &users[i]})
+		}
+	}
+	if filter[filterRole] {
+		roles, err := allPages(func(p store.Page) (store.Listing[store.Role], error) { return tx.ListRoles("", p) })
+		if err != nil {
+			return nil, err
+		}
+		for i := range roles {
+			items = append(items, accountItem{role: &roles[i]})
+		}
+	}
+	if filter[filterLocalPolicy] || filter[filterAWSPolicy] {
+		scope := "All"
+		switch {
+		case !filter[filterAWSPolicy]:
+			scope = "Local"
+		case !filter[filterLocalPolicy]:
+			scope = "AWS"
+		}
+		policies, err := managedPolicies(tx, scope, "", false)
+		if err != nil {
+			return nil, err
+		}
+		for i := range policies {
+			p := &policies[i]
+			if store.IsAWSManagedPolicy(p.ARN) && p.AttachmentCount == 0 && p.PermissionsBoundaryUsageCount == 0 {
+				continue
+			}
+			items = append(items, accountItem{policy: p})
+		}
+	}
+	return items, nil
+}
+
+// allPages reads every page of a store listing.
+func allPages[T any](list func(store.Page) (store.Listing[T], error)) ([]T, error) {
+	var out []T
+	for page := (store.Page{MaxItems: 1000}); ; {
+		l, err := list(page)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l.Items...)
+		if page.Marker = l.Marker; page.Marker == "" {
+			return out, nil
+		}
+	}
+}
+
+func inlineDetailsOf(l []store.InlinePolicy) []inlinePolicyShape {
+	out := []inlinePolicyShape{}
+	for _, ip := range l {
+		out = append(out, inlinePolicyShape{PolicyName: ip.Name, PolicyDocument: query.PolicyDocument(ip.Document)})
+	}
+	return out
+}
+
+func attachedDetailsOf(arns []string) []attachedPolicyShape {
+	out := []attachedPolicyShape{}
+	for _, arn := range arns {
+		_, _, name, _ := store.PolicyARNParts(arn)
+		out = append(out, attachedPolicyShape{PolicyName: name, PolicyArn: arn})
+	}
+	return out
+}
+
+func userDetailOf(u store.User) userDetailShape {
+	return userDetailShape{
+		Path: u.Path, UserName: u.Name, UserID: u.UserID, Arn: u.ARN, CreateDate: query.Timestamp(u.CreateDate),
+		UserPolicyList: inlineDetailsOf(u.InlinePolicies), GroupList: []string{},
+		AttachedManagedPolicies: attachedDetailsOf(u.AttachedPolicies),
+		PermissionsBoundary:     boundaryOf(u.PermissionsBoundary), Tags: tagsOf(u.Tags),
+	}
+}
+
+func roleDetailOf(r store.Role) roleDetailShape {
+	return roleDetailShape{
+		Path: r.Path, RoleName: r.Name, RoleID: r.RoleID, Arn: r.ARN, CreateDate: query.Timestamp(r.CreateDate),
+		AssumeRolePolicyDocument: query.PolicyDocument(r.AssumeRolePolicyDocument),
+		InstanceProfileList:      []struct{}{}, RolePolicyList: inlineDetailsOf(r.InlinePolicies),
+		AttachedManagedPolicies: attachedDetailsOf(r.AttachedPolicies),
+		PermissionsBoundary:     boundaryOf(r.PermissionsBoundary), Tags: tagsOf(r.Tags),
+	}
+}
+
+func managedPolicyDetailOf(tx *store.Tx, p store.ManagedPolicy) (managedPolicyDetailShape, error) {
+	versions, err := policyVersions(tx, p.ARN)
+	if err != nil {
+		return managedPolicyDetailShape{}, err
+	}
+	s := managedPolicyDetailShape{
+		PolicyName: p.Name, PolicyID: p.PolicyID, Arn: p.ARN, Path: p.Path, DefaultVersionID: p.DefaultVersionID,
+		AttachmentCount: p.AttachmentCount, PermissionsBoundaryUsageCount: p.PermissionsBoundaryUsageCount,
+		IsAttachable: true, Description: p.Description,
+		CreateDate: query.Timestamp(p.CreateDate), UpdateDate: query.Timestamp(p.UpdateDate),
+		PolicyVersionList: []policyVersionShape{},
+	}
+	for _, v := range versions {
+		s.PolicyVersionList = append(s.PolicyVersionList, policyVersionOf(v, true))
+	}
+	return s, nil
+}
