@@ -90,12 +90,21 @@ func NewModel(s *Snapshot, org Org) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Snapshot: s, base: base, byARN: map[string]int{}, managed: make(map[string]*policy.Compiled, len(s.Policies)), groups: map[string]*compiledGroup{}}
-	for arn, mp := range s.Policies {
-		c, err := policy.CompileOne(policy.Named{Name: arn, Document: mp.Document}, policy.Identity)
+	arns := sortedKeys(s.Policies)
+	compiled := make([]*policy.Compiled, len(arns))
+	err = parallel(len(arns), func(i int) error {
+		var err error
+		compiled[i], err = policy.CompileOne(policy.Named{Name: arns[i], Document: s.Policies[arns[i]].Document}, policy.Identity)
 		if err != nil {
-			return nil, fmt.Errorf("%s: managed policy %s: %w", s.Source, arn, err)
+			return fmt.Errorf("%s: managed policy %s: %w", s.Source, arns[i], err)
 		}
-		m.managed[arn] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, arn := range arns {
+		m.managed[arn] = compiled[i]
 	}
 	for name, g := range s.Groups {
 		cg := &compiledGroup{}

@@ -88,8 +88,11 @@ type page struct {
 }
 
 type inlineDetail struct {
-	PolicyName     string
-	PolicyDocument json.RawMessage
+	PolicyName string
+	// PolicyDocument is decoded straight into the form policy.FromJSON
+	// takes (or a string, URL-encoded), so that each document is scanned
+	// once.
+	PolicyDocument any
 }
 
 type attachedDetail struct {
@@ -116,7 +119,7 @@ type groupDetail struct {
 
 type roleDetail struct {
 	RoleName, Arn            string
-	AssumeRolePolicyDocument json.RawMessage
+	AssumeRolePolicyDocument any
 	RolePolicyList           []inlineDetail
 	AttachedManagedPolicies  []attachedDetail
 	PermissionsBoundary      *boundaryDetail
@@ -126,6 +129,7 @@ type policyDetail struct {
 	PolicyName, Arn   string
 	DefaultVersionId  string //nolint:revive // the API's field name
 	PolicyVersionList []struct {
+		// Document stays raw: only the default version is parsed.
 		Document         json.RawMessage
 		VersionId        string //nolint:revive // the API's field name
 		IsDefaultVersion bool
@@ -166,49 +170,61 @@ func decodePages(data []byte, source string) ([]page, error) {
 	if len(trimmed) == 0 {
 		return nil, notSnapshot("is empty, not an account authorization details document")
 	}
-	var raws []json.RawMessage
+	var pages []page
+	var err error
 	if trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			return nil, notSnapshot("is not JSON (" + err.Error() + ")")
-		}
+		err = json.Unmarshal(trimmed, &pages)
 	} else {
+		// One page, or several one after another.
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
 		for {
-			var raw json.RawMessage
-			err := dec.Decode(&raw)
-			if errors.Is(err, io.EOF) {
+			var p page
+			if err = dec.Decode(&p); err != nil {
 				break
 			}
-			if err != nil {
-				return nil, notSnapshot("is not JSON (" + err.Error() + ")")
-			}
-			raws = append(raws, raw)
+			pages = append(pages, p)
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
 		}
 	}
-	if len(raws) == 0 {
+	if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, notSnapshot("is not JSON (" + err.Error() + ")")
+		}
+		return nil, &inputerr.Error{Source: source, Msg: "does not have the API's shape (" + err.Error() + "); " + howToProduce}
+	}
+	if len(pages) == 0 {
 		return nil, notSnapshot("holds no page of account authorization details")
 	}
-	pages := make([]page, len(raws))
-	for i, raw := range raws {
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &keys); err != nil {
-			return nil, notSnapshot(fmt.Sprintf("%sis not an object with UserDetailList, GroupDetailList, RoleDetailList and Policies", pagePath(i, len(raws))))
-		}
-		if !hasAny(keys, "UserDetailList", "GroupDetailList", "RoleDetailList", "Policies") {
-			what := "has none of the keys UserDetailList, GroupDetailList, RoleDetailList and Policies"
-			switch {
-			case hasAny(keys, "Statement", "Version"):
-				what = "is a policy document, not an account's authorization details"
-			case hasAny(keys, "apiVersion", "kind"):
-				what = "is a Kubernetes manifest, not an account's authorization details"
-			}
-			return nil, notSnapshot(pagePath(i, len(raws)) + what)
-		}
-		if err := json.Unmarshal(raw, &pages[i]); err != nil {
-			return nil, &inputerr.Error{Source: source, Field: strings.TrimSuffix(pagePath(i, len(raws)), "."), Msg: "does not have the API's shape (" + err.Error() + "); " + howToProduce}
+	for i, p := range pages {
+		if p.UserDetailList == nil && p.GroupDetailList == nil && p.RoleDetailList == nil && p.Policies == nil {
+			return nil, notSnapshot(pagePath(i, len(pages)) + whatItIs(trimmed, i, len(pages)))
 		}
 	}
 	return pages, nil
+}
+
+// whatItIs says what a page without any of the API's keys is instead, for
+// the message; it runs only on the error path.
+func whatItIs(data []byte, i, n int) string {
+	var keys map[string]json.RawMessage
+	if n > 1 || data[0] == '[' {
+		var list []map[string]json.RawMessage
+		if json.Unmarshal(data, &list) == nil && i < len(list) {
+			keys = list[i]
+		}
+	} else {
+		_ = json.Unmarshal(data, &keys)
+	}
+	switch {
+	case hasAny(keys, "Statement", "Version"):
+		return "is a policy document, not an account's authorization details"
+	case hasAny(keys, "apiVersion", "kind"):
+		return "is a Kubernetes manifest, not an account's authorization details"
+	}
+	return "has none of the keys UserDetailList, GroupDetailList, RoleDetailList and Policies"
 }
 
 func hasAny(m map[string]json.RawMessage, keys ...string) bool {
@@ -222,7 +238,12 @@ func hasAny(m map[string]json.RawMessage, keys ...string) bool {
 
 func (s *Snapshot) add(p page, at string) error {
 	if p.Policies != nil {
-		for i, d := range *p.Policies {
+		list := *p.Policies
+		docs := make([]*policy.Document, len(list))
+		// Managed policies are most of a large account: parse them on every
+		// core, and report the first bad one in file order.
+		err := parallel(len(list), func(i int) error {
+			d := &list[i]
 			path := fmt.Sprintf("%sPolicies[%d]", at, i)
 			var doc json.RawMessage
 			for _, v := range d.PolicyVersionList {
@@ -233,11 +254,15 @@ func (s *Snapshot) add(p page, at string) error {
 			if doc == nil {
 				return &inputerr.Error{Source: s.Source, Field: path, Msg: fmt.Sprintf("managed policy %s has no default version in PolicyVersionList; produce the file with `aws iam get-account-authorization-details` without a --filter", d.Arn)}
 			}
-			parsed, err := s.document(doc, policy.Identity, path+".PolicyVersionList")
-			if err != nil {
-				return err
-			}
-			s.Policies[d.Arn] = &ManagedPolicy{Name: d.PolicyName, ARN: d.Arn, Document: parsed}
+			var err error
+			docs[i], err = s.document(doc, policy.Identity, path+".PolicyVersionList")
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for i, d := range list {
+			s.Policies[d.Arn] = &ManagedPolicy{Name: d.PolicyName, ARN: d.Arn, Document: docs[i]}
 		}
 	}
 	if p.GroupDetailList != nil {
@@ -273,8 +298,8 @@ func (s *Snapshot) add(p page, at string) error {
 			}
 			r := Role{Name: d.RoleName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies), Boundary: boundaryARN(d.PermissionsBoundary)}
 			var err error
-			if len(d.AssumeRolePolicyDocument) > 0 && string(d.AssumeRolePolicyDocument) != "null" {
-				if r.Trust, err = s.document(d.AssumeRolePolicyDocument, policy.Trust, path+".AssumeRolePolicyDocument"); err != nil {
+			if d.AssumeRolePolicyDocument != nil {
+				if r.Trust, err = s.decoded(d.AssumeRolePolicyDocument, policy.Trust, path+".AssumeRolePolicyDocument"); err != nil {
 					return err
 				}
 			}
@@ -290,13 +315,23 @@ func (s *Snapshot) add(p page, at string) error {
 func (s *Snapshot) inline(list []inlineDetail, path string) ([]Inline, error) {
 	out := make([]Inline, 0, len(list))
 	for i, d := range list {
-		doc, err := s.document(d.PolicyDocument, policy.Identity, fmt.Sprintf("%s[%d].PolicyDocument", path, i))
+		doc, err := s.decoded(d.PolicyDocument, policy.Identity, fmt.Sprintf("%s[%d].PolicyDocument", path, i))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Inline{Name: d.PolicyName, Document: doc})
 	}
 	return out, nil
+}
+
+// decoded turns a document decoded as JSON into a policy: an object as the
+// AWS CLI prints it, or a string holding the URL-encoded document.
+func (s *Snapshot) decoded(v any, kind policy.Kind, path string) (*policy.Document, error) {
+	if enc, ok := v.(string); ok {
+		return s.encoded(enc, kind, path)
+	}
+	doc, err := policy.FromJSON(v, kind)
+	return s.parsed(doc, err, path)
 }
 
 // document parses a policy document given as a JSON object or as a JSON
@@ -308,13 +343,23 @@ func (s *Snapshot) document(raw json.RawMessage, kind policy.Kind, path string) 
 		if err := json.Unmarshal(data, &enc); err != nil {
 			return nil, &inputerr.Error{Source: s.Source, Field: path, Msg: err.Error()}
 		}
-		dec, err := url.PathUnescape(enc)
-		if err != nil {
-			return nil, &inputerr.Error{Source: s.Source, Field: path, Msg: "a string document must be URL-encoded JSON, as IAM returns it: " + err.Error()}
-		}
-		data = []byte(dec)
+		return s.encoded(enc, kind, path)
 	}
 	doc, err := policy.Parse(data, kind)
+	return s.parsed(doc, err, path)
+}
+
+// encoded parses a document as IAM returns it: URL-encoded JSON.
+func (s *Snapshot) encoded(enc string, kind policy.Kind, path string) (*policy.Document, error) {
+	dec, err := url.PathUnescape(enc)
+	if err != nil {
+		return nil, &inputerr.Error{Source: s.Source, Field: path, Msg: "a string document must be URL-encoded JSON, as IAM returns it: " + err.Error()}
+	}
+	doc, err := policy.Parse([]byte(dec), kind)
+	return s.parsed(doc, err, path)
+}
+
+func (s *Snapshot) parsed(doc *policy.Document, err error, path string) (*policy.Document, error) {
 	if err != nil {
 		var pe *policy.ParseError
 		if errors.As(err, &pe) {

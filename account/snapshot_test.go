@@ -75,7 +75,7 @@ func TestParseRefusesWhatIsNotASnapshot(t *testing.T) {
 		{"a policy document", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`, "is a policy document"},
 		{"a CredentialsRequest as JSON", `{"apiVersion":"cloudcredential.openshift.io/v1","kind":"CredentialsRequest"}`, "is a Kubernetes manifest"},
 		{"an object with none of the keys", `{}`, "has none of the keys UserDetailList"},
-		{"a list of something else", `["alice","bob"]`, "[0].is not an object"},
+		{"a list of something else", `["alice","bob"]`, "does not have the API's shape"},
 		{"an empty file", ``, "is empty"},
 		{"not JSON", `UserDetailList: []`, "is not JSON"},
 		{"a key with the wrong shape", `{"UserDetailList": {"UserName": "alice"}}`, "does not have the API's shape"},
