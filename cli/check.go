@@ -25,6 +25,7 @@ type checkOptions struct {
 	principalGiven            bool
 	only, mustAllow, mustDeny []string
 	user, role                string
+	accountFile               string
 	iamAccess
 	files  []string
 	stdout io.Writer
@@ -131,6 +132,8 @@ does not know or credentials it refuses).`),
 		"IAM user `NAME` (or ARN) whose policies to read from IAM: inline, attached, its groups' and its boundary (e.g. --user alice)")
 	f.StringVar(&o.role, "role", "",
 		"IAM role `NAME` or ARN whose policies to read from IAM: inline, attached, its boundary and its trust policy; give the ARN for a role with a path (e.g. --role krops-ci-e2e)")
+	f.StringVar(&o.accountFile, "account", "",
+		"account snapshot `FILE` (aws iam get-account-authorization-details) to read --principal, --user or --role from instead of IAM; adds the escalations reachable through other principals (LEASH-ESC-CHAIN) (e.g. --account account.json)")
 	o.addFlags(f, "read --user or --role")
 	cmd.AddCommand(newCheckWorkload())
 	return cmd
@@ -144,6 +147,8 @@ type checkInput struct {
 	trust     *policy.Named // a role's, read from IAM
 	// sources maps a policy's name to the file (or ARN) it came from.
 	sources map[string]string
+	// account is the snapshot of --account, for the chain findings.
+	account *accountCheck
 }
 
 func runCheck(ctx context.Context, o checkOptions) error {
@@ -184,6 +189,10 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if chain := in.account.chainFindings(); len(chain) > 0 {
+		findings = append(findings, chain...)
+		analyze.SortFindings(findings)
+	}
 
 	policies := len(in.identity)
 	if in.boundary != nil {
@@ -213,6 +222,9 @@ func runCheck(ctx context.Context, o checkOptions) error {
 // loadCheckInput reads the files and, with --user or --role, the
 // principal's policies from IAM.
 func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
+	if o.accountFile != "" {
+		return loadAccountInput(o)
+	}
 	in := checkInput{sources: map[string]string{}}
 	if o.principalGiven {
 		if o.principal == "" {
