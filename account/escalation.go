@@ -45,7 +45,9 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	ans := &Answer{Action: q.Action, Resource: a.resource}
 	n := len(m.Principals)
 	decision := make([]policy.Decision, n)
-	next := make([]int, n+1) // edge code toward the target, -1 at a target
+	// next is the edge toward the target (from<<32 | index in Out[from]),
+	// -1 at a target, and -2-q at Admin acting as principal q.
+	next := make([]int, n+1)
 	reached := make([]bool, n+1)
 	var queue []int32
 	for i, p := range m.Principals {
@@ -62,6 +64,13 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	for len(queue) > 0 {
 		to := queue[0]
 		queue = queue[1:]
+		// Any permission includes acting as any principal (a new access
+		// key, a rewritten trust policy): Admin reaches the first principal
+		// found, when the answer itself does not allow Admin.
+		if int(to) < n && !reached[n] {
+			reached[n], next[n] = true, -2-int(to)
+			queue = append(queue, g.Admin)
+		}
 		for _, code := range g.in[to] {
 			from := code >> 32
 			if !reached[from] {
@@ -77,7 +86,14 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		case reached[i]:
 			r := Row{ARN: p.ARN, Kind: p.Kind, Decision: decision[i].String(), Incomplete: p.Incomplete, principal: p}
 			at := i
-			for next[at] >= 0 {
+			for next[at] != -1 {
+				if next[at] <= -2 { // Admin acting as a principal
+					to := m.Principals[-2-next[at]]
+					r.Path = append(r.Path, Step{From: AnyPermission, To: to.ARN, Action: "iam:CreateAccessKey",
+						Text: "with any permission, may act as " + to.Short() + " (iam:CreateAccessKey, iam:UpdateAssumeRolePolicy)"})
+					at = -2 - next[at]
+					continue
+				}
 				e := g.Out[next[at]>>32][next[at]&(1<<32-1)]
 				r.Path = append(r.Path, g.describe(e))
 				at = int(e.To)

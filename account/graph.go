@@ -2,6 +2,7 @@ package account
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"leash.dev/leash/analyze"
@@ -94,18 +95,21 @@ func (m *Model) Graph() *Graph {
 			}
 		}
 	}
-	for i := range m.Principals {
-		g.Out[i] = g.edgesFrom(int32(i))
+	for _, sp := range g.paths {
+		g.rolesTrusting(sp.Service) // fills the cache before the workers read it
 	}
-	// Writing the policies of a principal one can act as is any permission.
-	for i := range m.Principals {
+	_ = parallel(n, func(i int) error {
+		g.Out[i] = g.edgesFrom(int32(i))
+		// Writing the policies of a principal one can act as is any
+		// permission.
 		for _, e := range g.Out[i] {
 			if e.To != g.Admin && g.mayWrite(int32(i), e.To) {
 				g.Out[i] = append(g.Out[i], Edge{From: int32(i), To: g.Admin, kind: edgeWriteThrough, aux: e.To})
 				break
 			}
 		}
-	}
+		return nil
+	})
 	g.in = make([][]int, n+1)
 	for from, es := range g.Out {
 		for i, e := range es {
@@ -128,9 +132,41 @@ func (g *Graph) ask(p *Principal, action, resource string, res *policy.Compiled,
 	return g.m.policies(p, res).Decide(g.m.request(p, action, resource, ctx)) == policy.Allowed
 }
 
+// asking is one principal's requests while its edges are built: one
+// request and one compiled set, reused for every target.
+type asking struct {
+	own *policy.Policies // without a resource policy
+	r   policy.Request
+	p   *Principal
+	m   *Model
+}
+
+func (g *Graph) asking(p *Principal) *asking {
+	a := &asking{own: g.m.policies(p, nil), p: p, m: g.m}
+	a.r = *g.m.request(p, "", "", nil)
+	return a
+}
+
+// may asks whether the principal may perform action on resource, under
+// the resource's policy res (nil for none).
+func (a *asking) may(action, resource string, res *policy.Compiled) bool {
+	a.r.Action, a.r.Resource = action, resource
+	ps := a.own
+	if res != nil {
+		ps = a.m.policies(a.p, res)
+	}
+	return ps.Decide(&a.r) == policy.Allowed
+}
+
 func (g *Graph) edgesFrom(i int32) []Edge {
 	m := g.m
 	p := m.Principals[i]
+	a := g.asking(p)
+	// A principal that can give itself any permission can act as anyone:
+	// its one edge is to Admin, which reaches every principal.
+	if e, ok := g.selfEdge(i, a); ok {
+		return []Edge{e}
+	}
 	var out []Edge
 	// sts:AssumeRole: principals whose policies may allow it, and those a
 	// trust policy names (which needs no identity allow in the account).
@@ -149,13 +185,13 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 	}
 	for j := range candidates {
 		q := m.Principals[j]
-		if j != i && q.trust != nil && g.ask(p, "sts:AssumeRole", q.ARN, q.trust, nil) {
+		if j != i && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
 			out = append(out, Edge{From: i, To: j, kind: edgeAssume})
 		}
 	}
 	if p.mayAllow("iam:UpdateAssumeRolePolicy") {
 		for j, q := range m.Principals {
-			if int32(j) != i && q.Kind == KindRole && g.ask(p, "iam:UpdateAssumeRolePolicy", q.ARN, nil, nil) {
+			if int32(j) != i && q.Kind == KindRole && a.may("iam:UpdateAssumeRolePolicy", q.ARN, nil) {
 				out = append(out, Edge{From: i, To: int32(j), kind: edgeUpdateTrust})
 			}
 		}
@@ -165,17 +201,15 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 			continue
 		}
 		for j, q := range m.Principals {
-			if int32(j) != i && q.Kind == KindUser && g.ask(p, edgeActions[k], q.ARN, nil, nil) {
+			if int32(j) != i && q.Kind == KindUser && a.may(edgeActions[k], q.ARN, nil) {
 				out = append(out, Edge{From: i, To: int32(j), kind: k})
 			}
 		}
 	}
 	if p.mayAllow("iam:PassRole") {
-		out = g.passEdges(i, out)
+		out = g.passEdges(i, a, out)
 	}
-	if e, ok := g.selfEdge(i); ok {
-		out = append(out, e)
-	}
+	sort.Slice(out, func(x, y int) bool { return out[x].To < out[y].To || out[x].To == out[y].To && out[x].kind < out[y].kind })
 	return dedupe(out)
 }
 
@@ -194,19 +228,20 @@ func dedupe(es []Edge) []Edge {
 
 // passEdges adds an edge to each role p may pass to a service that trusts
 // it, where p may also take every other step of the service's path.
-func (g *Graph) passEdges(i int32, out []Edge) []Edge {
+func (g *Graph) passEdges(i int32, a *asking, out []Edge) []Edge {
 	p := g.m.Principals[i]
 	for pi, sp := range g.paths {
 		if !g.stepsAllowed(p, sp) {
 			continue
 		}
-		ctx := map[string][]string{"iam:PassedToService": {sp.Service}}
+		a.r.Context.Set("iam:PassedToService", sp.Service)
 		for _, j := range g.rolesTrusting(sp.Service) {
 			q := g.m.Principals[j]
-			if j != i && g.ask(p, "iam:PassRole", q.ARN, nil, ctx) {
+			if j != i && a.may("iam:PassRole", q.ARN, nil) {
 				out = append(out, Edge{From: i, To: j, kind: edgePassRole, aux: int32(pi)})
 			}
 		}
+		a.r.Context.Delete("iam:PassedToService")
 	}
 	return out
 }
@@ -327,7 +362,7 @@ func (g *Graph) selfTargets(p *Principal) map[string][]string {
 
 // selfEdge is an edge to Admin when p may change its own permissions and
 // no boundary keeps the change from counting (or p may lift its boundary).
-func (g *Graph) selfEdge(i int32) (Edge, bool) {
+func (g *Graph) selfEdge(i int32, ask *asking) (Edge, bool) {
 	p := g.m.Principals[i]
 	if p.Kind == KindSession {
 		return Edge{}, false
@@ -335,7 +370,7 @@ func (g *Graph) selfEdge(i int32) (Edge, bool) {
 	if p.boundary != nil {
 		lift := false
 		for _, a := range boundaryActions[p.Kind] {
-			if p.mayAllow(a) && g.ask(p, a, p.ARN, nil, nil) {
+			if p.mayAllow(a) && ask.may(a, p.ARN, nil) {
 				lift = true
 				break
 			}
@@ -350,7 +385,7 @@ func (g *Graph) selfEdge(i int32) (Edge, bool) {
 			continue
 		}
 		for _, res := range targets[a] {
-			if g.ask(p, a, res, nil, nil) {
+			if ask.may(a, res, nil) {
 				return Edge{From: i, To: g.Admin, kind: edgeSelf, aux: int32(ai), resource: res}, true
 			}
 		}

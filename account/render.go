@@ -48,6 +48,10 @@ func WriteText(w io.Writer, a *Answer) error {
 func PathText(r Row, action string) string {
 	parts := make([]string, 0, len(r.Path)+1)
 	for _, s := range r.Path {
+		if s.From == AnyPermission {
+			parts = append(parts, s.Text)
+			continue
+		}
 		parts = append(parts, short(s.From)+" "+s.Text)
 	}
 	if last := r.Path[len(r.Path)-1]; last.To != AnyPermission {

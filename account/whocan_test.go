@@ -273,3 +273,43 @@ func TestWriteDot(t *testing.T) {
 		}
 	}
 }
+
+// Any permission includes acting as any principal: when the question's
+// answer is refused to "any permission" (a trust policy naming one user),
+// the principals that reach any permission still reach it through that
+// user.
+func TestWhoCanReachThroughAnyPermission(t *testing.T) {
+	m := testModel(t, Org{})
+	a, err := m.WhoCanReach(Question{Action: "sts:AssumeRole", Resource: acct + "role/a"}, m.Graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range a.Rows {
+		if len(r.Path) > 0 {
+			got[r.ARN] = PathText(r, a.Action)
+		} else {
+			got[r.ARN] = r.Decision
+		}
+	}
+	alice := `with any permission, may act as user/alice (iam:CreateAccessKey, iam:UpdateAssumeRolePolicy) → user/alice is allowed sts:AssumeRole by inline policy assume-a of user alice Statement[0] "AssumeA"; trust policy of role a Statement[0]`
+	want := map[string]string{
+		acct + "user/alice":             "Allowed",
+		acct + "user/admin":             "user/admin may iam:PutUserPolicy on user/admin (managed policy arn:aws:iam::aws:policy/AdministratorAccess Statement[0]): any permission → " + alice,
+		acct + "role/service/ec2-admin": "role/ec2-admin may iam:PutRolePolicy on role/ec2-admin (managed policy arn:aws:iam::aws:policy/AdministratorAccess Statement[0]): any permission → " + alice,
+		acct + "role/c":                 `role/c may iam:AttachRolePolicy on role/c (inline policy self-attach of role c Statement[0] "AttachSelf"): any permission → ` + alice,
+	}
+	for arn, w := range want {
+		if got[arn] != w {
+			t.Errorf("%s:\n got %q\nwant %q", arn, got[arn], w)
+		}
+	}
+	for _, arn := range []string{acct + "user/erin", acct + "user/dave", acct + "role/b", acct + "role/a"} {
+		if got[arn] == "" {
+			t.Errorf("%s does not reach alice's answer; it reaches a principal with any permission", arn)
+		}
+	}
+	if len(got) != 8 {
+		t.Errorf("rows %v: want alice and the 7 principals that reach her", got)
+	}
+}
