@@ -209,7 +209,9 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 	if p.mayAllow("iam:PassRole") {
 		out = g.passEdges(i, a, out)
 	}
-	sort.Slice(out, func(x, y int) bool { return out[x].To < out[y].To || out[x].To == out[y].To && out[x].kind < out[y].kind })
+	sort.Slice(out, func(x, y int) bool {
+		return out[x].To < out[y].To || out[x].To == out[y].To && out[x].kind < out[y].kind
+	})
 	return dedupe(out)
 }
 
