@@ -90,7 +90,12 @@ func NewModel(s *Snapshot, org Org) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Snapshot: s, base: base, byARN: map[string]int{}, managed: make(map[string]*policy.Compiled, len(s.Policies)), groups: map[string]*compiledGroup{}}
-	arns := sortedKeys(s.Policies)
+	var arns []string
+	for _, arn := range sortedKeys(s.Policies) {
+		if s.Policies[arn].Document != nil {
+			arns = append(arns, arn)
+		}
+	}
 	compiled := make([]*policy.Compiled, len(arns))
 	err = parallel(len(arns), func(i int) error {
 		var err error

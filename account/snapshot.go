@@ -31,6 +31,8 @@ type Snapshot struct {
 	Groups   map[string]*Group // by name
 	Roles    []Role
 	Policies map[string]*ManagedPolicy // by ARN
+
+	pending []pendingPolicy
 }
 
 // Inline is an inline policy: its name and document.
@@ -67,7 +69,8 @@ type Role struct {
 // ManagedPolicy is a managed policy's default version.
 type ManagedPolicy struct {
 	Name, ARN string
-	Document  *policy.Document
+	// Document is nil for a policy no user, group or role uses.
+	Document *policy.Document
 }
 
 // AWSManaged reports whether the policy is one of AWS's (arn:aws:iam::aws:
@@ -152,7 +155,71 @@ func Parse(data []byte, source string) (*Snapshot, error) {
 			return nil, err
 		}
 	}
+	if err := s.parsePolicies(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// pendingPolicy is a managed policy read from a page, its document not yet
+// parsed.
+type pendingPolicy struct {
+	detail *policyDetail
+	path   string
+}
+
+// parsePolicies parses the default version of every managed policy a user,
+// group or role uses (attached or as its boundary), on every core, and
+// reports the first bad one in file order. A policy nothing uses bears on
+// no answer: it is listed with no document, unparsed, which in a large
+// account saves most of the work.
+func (s *Snapshot) parsePolicies() error {
+	used := map[string]bool{}
+	for _, u := range s.Users {
+		used[u.Boundary] = true
+		for _, a := range u.Attached {
+			used[a] = true
+		}
+	}
+	for _, g := range s.Groups {
+		for _, a := range g.Attached {
+			used[a] = true
+		}
+	}
+	for _, r := range s.Roles {
+		used[r.Boundary] = true
+		for _, a := range r.Attached {
+			used[a] = true
+		}
+	}
+	list := s.pending
+	s.pending = nil
+	docs := make([]*policy.Document, len(list))
+	err := parallel(len(list), func(i int) error {
+		d := list[i].detail
+		if !used[d.Arn] {
+			return nil
+		}
+		var doc json.RawMessage
+		for _, v := range d.PolicyVersionList {
+			if v.IsDefaultVersion || (doc == nil && v.VersionId == d.DefaultVersionId) {
+				doc = v.Document
+			}
+		}
+		if doc == nil {
+			return &inputerr.Error{Source: s.Source, Field: list[i].path, Msg: fmt.Sprintf("managed policy %s has no default version in PolicyVersionList; produce the file with `aws iam get-account-authorization-details` without a --filter", d.Arn)}
+		}
+		var err error
+		docs[i], err = s.document(doc, policy.Identity, list[i].path+".PolicyVersionList")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, p := range list {
+		s.Policies[p.detail.Arn] = &ManagedPolicy{Name: p.detail.PolicyName, ARN: p.detail.Arn, Document: docs[i]}
+	}
+	return nil
 }
 
 func pagePath(i, n int) string {
@@ -238,31 +305,8 @@ func hasAny(m map[string]json.RawMessage, keys ...string) bool {
 
 func (s *Snapshot) add(p page, at string) error {
 	if p.Policies != nil {
-		list := *p.Policies
-		docs := make([]*policy.Document, len(list))
-		// Managed policies are most of a large account: parse them on every
-		// core, and report the first bad one in file order.
-		err := parallel(len(list), func(i int) error {
-			d := &list[i]
-			path := fmt.Sprintf("%sPolicies[%d]", at, i)
-			var doc json.RawMessage
-			for _, v := range d.PolicyVersionList {
-				if v.IsDefaultVersion || (doc == nil && v.VersionId == d.DefaultVersionId) {
-					doc = v.Document
-				}
-			}
-			if doc == nil {
-				return &inputerr.Error{Source: s.Source, Field: path, Msg: fmt.Sprintf("managed policy %s has no default version in PolicyVersionList; produce the file with `aws iam get-account-authorization-details` without a --filter", d.Arn)}
-			}
-			var err error
-			docs[i], err = s.document(doc, policy.Identity, path+".PolicyVersionList")
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		for i, d := range list {
-			s.Policies[d.Arn] = &ManagedPolicy{Name: d.PolicyName, ARN: d.Arn, Document: docs[i]}
+		for i := range *p.Policies {
+			s.pending = append(s.pending, pendingPolicy{detail: &(*p.Policies)[i], path: fmt.Sprintf("%sPolicies[%d]", at, i)})
 		}
 	}
 	if p.GroupDetailList != nil {
