@@ -241,8 +241,13 @@ func decodePages(data []byte, source string) ([]page, error) {
 	var err error
 	if trimmed[0] == '[' {
 		err = json.Unmarshal(trimmed, &pages)
+	} else if one := (page{}); json.Unmarshal(trimmed, &one) == nil {
+		// One page, the common case: decoded in place, without the
+		// Decoder's copy of the whole input into its buffer.
+		pages = []page{one}
 	} else {
-		// One page, or several one after another.
+		// Several pages one after another (or an error, reported as the
+		// Decoder finds it).
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
 		for {
 			var p page
