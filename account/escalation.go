@@ -79,6 +79,18 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 			}
 		}
 	}
+	// Paths share their tails: describe each edge and explain each target
+	// once.
+	steps := map[int]Step{}
+	describe := func(code int) Step {
+		st, ok := steps[code]
+		if !ok {
+			st = g.describe(g.Out[code>>32][code&(1<<32-1)])
+			steps[code] = st
+		}
+		return st
+	}
+	targets := map[int][]Statement{}
 	for i, p := range m.Principals {
 		switch {
 		case decision[i] == policy.Allowed:
@@ -95,11 +107,16 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 					continue
 				}
 				e := g.Out[next[at]>>32][next[at]&(1<<32-1)]
-				r.Path = append(r.Path, g.describe(e))
+				r.Path = append(r.Path, describe(next[at]))
 				at = int(e.To)
 			}
 			if at < n {
-				r.Statements = a.row(m.Principals[at], policy.Allowed).Statements
+				st, ok := targets[at]
+				if !ok {
+					st = a.row(m.Principals[at], policy.Allowed).Statements
+					targets[at] = st
+				}
+				r.Statements = st
 			}
 			ans.Rows = append(ans.Rows, r)
 		case q.All:
