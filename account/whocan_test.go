@@ -106,6 +106,9 @@ func TestWhoCanDirect(t *testing.T) {
 		{"sts:AssumeRole on a role of the account is decided with its trust policy",
 			Org{}, Question{Action: "sts:AssumeRole", Resource: acct + "role/a"},
 			[]string{acct + `user/alice Allowed: inline policy assume-a of user alice Statement[0] "AssumeA"; trust policy of role a Statement[0]`}},
+		{"a --resource-policy given for a role replaces its trust policy: a trust naming bob grants him alone",
+			Org{}, Question{Action: "sts:AssumeRole", Resource: acct + "role/a", ResourcePolicy: trustNaming(t, acct+"user/bob")},
+			[]string{acct + "user/bob Allowed: resource policy new-trust Statement[0]"}},
 		{"an action only admins have",
 			Org{}, Question{Action: "iam:CreateUser"},
 			[]string{acct + "role/service/ec2-admin Allowed: " + admin, acct + "user/admin Allowed: " + admin}},
@@ -312,4 +315,13 @@ func TestWhoCanReachThroughAnyPermission(t *testing.T) {
 	if len(got) != 8 {
 		t.Errorf("rows %v: want alice and the 7 principals that reach her", got)
 	}
+}
+
+func trustNaming(t *testing.T, arn string) *policy.Named {
+	t.Helper()
+	doc, err := policy.Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"`+arn+`"},"Action":"sts:AssumeRole"}]}`), policy.Trust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &policy.Named{Name: "new-trust", Document: doc}
 }
