@@ -12,6 +12,7 @@ import (
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/policy"
+	"leash.dev/leash/policy/catalog"
 )
 
 func generated(t *testing.T, args ...string) []byte {
@@ -58,6 +59,7 @@ func TestEncodedSnapshotIsTheAPIsShape(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: document does not parse: %v", where, err)
 		}
+		checkActions(t, where, text)
 		return doc
 	}
 	policies := map[string]int{} // ARN -> attachments counted below
@@ -235,5 +237,38 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 				t.Fatalf("err = %v, want a usage error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// checkActions fails the test when a document names an action that matches
+// nothing in the service catalog: generated accounts use AWS's actions.
+func checkActions(t *testing.T, where, text string) {
+	t.Helper()
+	var d struct {
+		Statement []struct{ Action, NotAction json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(text), &d); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	cat := catalog.Default()
+	for _, s := range d.Statement {
+		for _, raw := range []json.RawMessage{s.Action, s.NotAction} {
+			if raw == nil {
+				continue
+			}
+			var list []string
+			if err := json.Unmarshal(raw, &list); err != nil {
+				var one string
+				if err := json.Unmarshal(raw, &one); err != nil {
+					t.Fatalf("%s: action %s is neither a string nor a list", where, raw)
+				}
+				list = []string{one}
+			}
+			for _, a := range list {
+				if len(cat.Expand(a)) == 0 {
+					t.Errorf("%s: action %q matches no action of the catalog", where, a)
+				}
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"leash.dev/leash/policy/catalog"
 )
@@ -178,11 +179,10 @@ func (g *generator) boundaryDocument() document {
 	}}
 }
 
+// appendNew appends s unless list has it.
 func appendNew(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }

@@ -107,22 +107,15 @@ func generate(cfg config) *snapshot {
 			if i%2 == 1 && nRoles > 0 {
 				p = &roles[i%nRoles]
 			}
-			p.attached = appendIndex(p.attached, i)
+			if !slices.Contains(p.attached, i) {
+				p.attached = append(p.attached, i)
+			}
 		}
 	}
 	return g.render(users, roles, groups, policies)
 }
 
 func (p *managed) isAWS() bool { return strings.HasPrefix(p.arn, "arn:aws:iam::aws:") }
-
-func appendIndex(list []int, i int) []int {
-	for _, v := range list {
-		if v == i {
-			return list
-		}
-	}
-	return append(list, i)
-}
 
 // date is a time in the account's five years.
 func (g *generator) date() time.Time {
@@ -204,8 +197,8 @@ func (g *generator) attachable(policies []managed, boundaries []int) int {
 func (g *generator) attachments(policies []managed, boundaries []int) []int {
 	var out []int
 	for range g.r.IntN(4) {
-		if i := g.attachable(policies, boundaries); i >= 0 {
-			out = appendIndex(out, i)
+		if i := g.attachable(policies, boundaries); i >= 0 && !slices.Contains(out, i) {
+			out = append(out, i)
 		}
 	}
 	return out
