@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test unit vet lint bench bench-local bench-operator bench-managed
+.PHONY: build demo test unit vet lint bench bench-local bench-operator bench-managed bench-whocan
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -81,3 +81,9 @@ MANAGED_FLAGS ?=
 bench-managed:
 	cd bench/managed && npm ci --no-audit --no-fund
 	$(GO) run ./bench/managed $(MANAGED_FLAGS)
+
+# leash who-can on generated accounts of 500 and 5,000 principals: one
+# question, the escalation answer and the full graph, whole process, with
+# wall time, CPU time and peak RSS (bench/README.md).
+bench-whocan:
+	GO='$(GO)' bench/whocan.sh

@@ -27,6 +27,7 @@ type checkOptions struct {
 	user, role                string
 	boundary                  string
 	scps                      []string
+	accountFile               string
 	iamAccess
 	files  []string
 	stdout io.Writer
@@ -144,6 +145,8 @@ does not know or credentials it refuses).`),
 		"permissions boundary `FILE` of the principal: escalation paths it refuses are not reported; with --user or --role the boundary is read from IAM instead (e.g. --boundary boundary.json)")
 	f.StringArrayVar(&o.scps, "scp", nil,
 		"service control policy `FILE[,FILE...]` over the principal's account: each --scp is one organization level, root first, as for leash simulate; escalation paths they refuse are not reported (e.g. --scp full-access.json --scp ou.json,deny-iam.json)")
+	f.StringVar(&o.accountFile, "account", "",
+		"account snapshot `FILE` (aws iam get-account-authorization-details) to read --principal, --user or --role from instead of IAM; adds the escalations reachable through other principals (LEASH-ESC-CHAIN) (e.g. --account account.json)")
 	o.addFlags(f, "read --user or --role")
 	cmd.AddCommand(newCheckWorkload())
 	return cmd
@@ -158,6 +161,8 @@ type checkInput struct {
 	scps      [][]policy.Named
 	// sources maps a policy's name to the file (or ARN) it came from.
 	sources map[string]string
+	// account is the snapshot of --account, for the chain findings.
+	account *accountCheck
 }
 
 func runCheck(ctx context.Context, o checkOptions) error {
@@ -198,6 +203,10 @@ func runCheck(ctx context.Context, o checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if chain := in.account.chainFindings(); len(chain) > 0 {
+		findings = append(findings, chain...)
+		analyze.SortFindings(findings)
+	}
 
 	policies := len(in.identity)
 	if in.boundary != nil {
@@ -230,6 +239,9 @@ func runCheck(ctx context.Context, o checkOptions) error {
 // loadCheckInput reads the files and, with --user or --role, the
 // principal's policies from IAM.
 func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
+	if o.accountFile != "" {
+		return loadAccountInput(o)
+	}
 	in := checkInput{sources: map[string]string{}}
 	if o.principalGiven {
 		if o.principal == "" {

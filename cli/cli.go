@@ -44,7 +44,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, simulate.ErrDenied), errors.Is(err, errNotReady), errors.Is(err, errNewAccess),
-		errors.Is(err, errFindings), errors.Is(err, errUnusable), errors.Is(err, revoke.ErrRefused):
+		errors.Is(err, errFindings), errors.Is(err, errUnusable), errors.Is(err, revoke.ErrRefused),
+		errors.Is(err, errNobody):
 		return ExitNo
 	}
 	msg := err.Error()
@@ -84,7 +85,7 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	// the only one without examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS())
+	root.AddCommand(newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS(), newWhoCan())
 	return root
 }
 

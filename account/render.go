@@ -1,0 +1,148 @@
+package account
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// WriteText writes one principal a line: its ARN, kind and how it can; a
+// path's steps follow on indented lines. Warnings about incomplete policies
+// are indented under the principal.
+func WriteText(w io.Writer, a *Answer) error {
+	var b strings.Builder
+	if len(a.Rows) == 0 {
+		fmt.Fprintf(&b, "no principal can %s on %s\n", a.Action, a.Resource)
+	}
+	for _, r := range a.Rows {
+		switch {
+		case len(r.Path) > 0:
+			fmt.Fprintf(&b, "%s\t%s\tvia %d step(s)\n", r.ARN, r.Kind, len(r.Path))
+			b.WriteString("  " + PathText(r, a.Action) + "\n")
+		default:
+			fmt.Fprintf(&b, "%s\t%s\t%s", r.ARN, r.Kind, r.Decision)
+			if len(r.Statements) > 0 {
+				names := make([]string, len(r.Statements))
+				for i, s := range r.Statements {
+					names[i] = s.Name()
+				}
+				fmt.Fprintf(&b, " by %s", strings.Join(names, "; "))
+			}
+			b.WriteString("\n")
+		}
+		for _, inc := range r.Incomplete {
+			fmt.Fprintf(&b, "  warning: %s; the answer for this principal may be incomplete\n", inc)
+		}
+	}
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// PathText is a row's path in words: "user/alice may sts:AssumeRole
+// role/a (trust: Statement[0]) → role/a is allowed ACTION by ...".
+func PathText(r Row, action string) string {
+	parts := make([]string, 0, len(r.Path)+1)
+	for _, s := range r.Path {
+		if s.From == AnyPermission {
+			parts = append(parts, s.Text)
+			continue
+		}
+		parts = append(parts, short(s.From)+" "+s.Text)
+	}
+	if last := r.Path[len(r.Path)-1]; last.To != AnyPermission {
+		names := make([]string, len(r.Statements))
+		for i, s := range r.Statements {
+			names[i] = s.Name()
+		}
+		parts = append(parts, fmt.Sprintf("%s is allowed %s by %s", short(last.To), action, strings.Join(names, "; ")))
+	}
+	return strings.Join(parts, " → ")
+}
+
+// short is user/alice or role/a for an IAM ARN, the ARN's resource part
+// otherwise.
+func short(arn string) string {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 {
+		return arn
+	}
+	res := parts[5]
+	if kind, rest, ok := strings.Cut(res, "/"); ok && (kind == "user" || kind == "role") {
+		return kind + "/" + rest[strings.LastIndex(rest, "/")+1:]
+	}
+	return res
+}
+
+// WriteJSON writes the answer as one JSON object:
+// {"action", "resource", "principals": [{"arn", "kind", "role", "decision",
+// "statements", "path", "incomplete"}], "warnings"}.
+func WriteJSON(w io.Writer, a *Answer) error {
+	out := *a
+	if out.Rows == nil {
+		out.Rows = []Row{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteDot writes a Graphviz digraph of the answer: a node per principal,
+// an edge per step of each path labelled with its action, and edges from the
+// allowed principals (and "any permission") to the question's node.
+func WriteDot(w io.Writer, a *Answer) error {
+	var b strings.Builder
+	b.WriteString("digraph whocan {\n  rankdir=LR;\n  node [shape=box];\n")
+	target := fmt.Sprintf("%s on %s", a.Action, a.Resource)
+	fmt.Fprintf(&b, "  %s [shape=doubleoctagon];\n", quoteDot(target))
+	nodes := map[string]bool{}
+	edges := map[string]bool{}
+	node := func(id string) {
+		if !nodes[id] {
+			nodes[id] = true
+		}
+	}
+	edge := func(from, to, label string) {
+		edges[fmt.Sprintf("  %s -> %s [label=%s];\n", quoteDot(from), quoteDot(to), quoteDot(label))] = true
+	}
+	for _, r := range a.Rows {
+		if r.Decision != "Allowed" && len(r.Path) == 0 {
+			continue
+		}
+		node(r.ARN)
+		for _, s := range r.Path {
+			to := s.To
+			if to == AnyPermission {
+				to = "any permission"
+			}
+			node(to)
+			edge(s.From, to, s.Action)
+			if s.To == AnyPermission {
+				edge(to, target, "")
+			}
+		}
+		if len(r.Path) == 0 {
+			edge(r.ARN, target, "allowed")
+		}
+	}
+	for _, id := range sortedKeys(nodes) {
+		fmt.Fprintf(&b, "  %s [label=%s];\n", quoteDot(id), quoteDot(short(id)))
+	}
+	keys := sortedKeys(edges)
+	sort.Strings(keys)
+	for _, e := range keys {
+		b.WriteString(e)
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// quoteDot quotes a Graphviz ID.
+func quoteDot(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
