@@ -10,7 +10,7 @@ import (
 // docCacheSize bounds the documents a run keeps parsed: enough for the
 // documents a batch shares (SCPs, boundaries, common managed policies),
 // small enough that a batch of distinct documents runs in constant memory.
-const docCacheSize = 4096
+const docCacheSize = 1024
 
 // docCache keeps the most recently used parsed policy documents, keyed by
 // their kind and exact bytes, so that a document repeated across a batch is
@@ -18,24 +18,23 @@ const docCacheSize = 4096
 // The key is the bytes themselves, not a hash, so two documents can never
 // be taken for each other. A nil *docCache parses every time.
 type docCache struct {
-	max     int
-	entries map[docKey]*list.Element
-	order   list.List // front: most recently used
-}
-
-type docKey struct {
-	kind policy.Kind
-	raw  string
+	max int
+	// byKind maps a kind to its documents by their bytes: one map per kind
+	// keeps the key a plain string, which Go looks up from a []byte
+	// without copying it.
+	byKind map[policy.Kind]map[string]*list.Element
+	order  list.List // front: most recently used
 }
 
 type docEntry struct {
-	key docKey
-	doc *policy.Document
-	err error
+	kind policy.Kind
+	raw  string
+	doc  *policy.Document
+	err  error
 }
 
 func newDocCache(max int) *docCache {
-	return &docCache{max: max, entries: make(map[docKey]*list.Element, max)}
+	return &docCache{max: max, byKind: map[policy.Kind]map[string]*list.Element{}}
 }
 
 // parse returns raw parsed as kind, from the cache when it was seen before.
@@ -43,18 +42,22 @@ func (c *docCache) parse(raw json.RawMessage, kind policy.Kind) (*policy.Documen
 	if c == nil {
 		return parseDoc(raw, kind)
 	}
-	if e, ok := c.entries[docKey{kind, string(raw)}]; ok {
+	docs := c.byKind[kind]
+	if docs == nil {
+		docs = map[string]*list.Element{}
+		c.byKind[kind] = docs
+	}
+	if e, ok := docs[string(raw)]; ok {
 		c.order.MoveToFront(e)
 		entry := e.Value.(*docEntry)
 		return entry.doc, entry.err
 	}
 	doc, err := parseDoc(raw, kind)
-	key := docKey{kind, string(raw)}
 	if c.order.Len() >= c.max {
-		oldest := c.order.Back()
-		delete(c.entries, oldest.Value.(*docEntry).key)
-		c.order.Remove(oldest)
+		oldest := c.order.Remove(c.order.Back()).(*docEntry)
+		delete(c.byKind[oldest.kind], oldest.raw)
 	}
-	c.entries[key] = c.order.PushFront(&docEntry{key: key, doc: doc, err: err})
+	key := string(raw)
+	docs[key] = c.order.PushFront(&docEntry{kind: kind, raw: key, doc: doc, err: err})
 	return doc, err
 }

@@ -50,7 +50,7 @@ type NamedDocument struct {
 // all at once: the first request that is not a request object is an error.
 // source names the input in errors. Batches of any size go through Reader.
 func ReadCases(data []byte, source string) ([]Case, error) {
-	r, err := NewReader(bytes.NewReader(data), source, nil)
+	r, err := NewReader(bytes.NewReader(data), source)
 	if err != nil {
 		return nil, err
 	}
@@ -58,17 +58,20 @@ func ReadCases(data []byte, source string) ([]Case, error) {
 	for {
 		c, err := r.Next()
 		if err == io.EOF {
-			return cases, nil
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		c.path, c.locate = c.where(), nil
-		if c.bad != "" {
-			return nil, &inputerr.Error{Source: source, Field: c.path, Msg: c.bad}
-		}
 		cases = append(cases, *c)
 	}
+	for i := range cases {
+		c := &cases[i]
+		if c.where(); c.bad != "" {
+			return nil, &inputerr.Error{Source: source, Field: c.path, Msg: c.bad}
+		}
+	}
+	return cases, nil
 }
 
 // where is the case's place in its source, for errors.
@@ -94,6 +97,26 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 // compile is Compile with the path found only when an error needs it, and
 // documents taken from cache when not nil.
 func (c *Case) compile(source string, where func() string, cache *docCache) (*Compiled, error) {
+	req, set, err := c.resolve(source, where, cache)
+	if err != nil {
+		return nil, err
+	}
+	return compileSet(req, set, source, where)
+}
+
+// compileSet compiles the parsed policies of a case; errors name the case.
+func compileSet(req policy.Request, set policy.Set, source string, where func() string) (*Compiled, error) {
+	compiled, err := policy.Compile(set)
+	if err != nil {
+		return nil, &inputerr.Error{Source: source, Field: where(), Msg: err.Error()}
+	}
+	return &Compiled{Request: req, Policies: compiled}, nil
+}
+
+// resolve checks the request's fields, builds its context and parses its
+// policies: everything up to compiling them.
+func (c *Case) resolve(source string, where func() string, cache *docCache) (policy.Request, policy.Set, error) {
+	var none policy.Request
 	at := func(p string) string {
 		path := where()
 		switch {
@@ -108,32 +131,32 @@ func (c *Case) compile(source string, where func() string, cache *docCache) (*Co
 		return &inputerr.Error{Source: source, Field: at(p), Msg: err.Error()}
 	}
 	if c.bad != "" {
-		return nil, &inputerr.Error{Source: source, Field: where(), Msg: c.bad}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: where(), Msg: c.bad}
 	}
 	if c.Action == "" {
-		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
 	}
 	if svc, name, ok := strings.Cut(c.Action, ":"); !ok || svc == "" || name == "" || strings.ContainsAny(c.Action, "*?") {
-		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
 	}
 	if c.Resource != "" && c.Resource != "*" && !validARN(c.Resource) {
-		return nil, &inputerr.Error{Source: source, Field: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
 	}
 	if c.Principal != "" && strings.HasPrefix(c.Principal, "arn:") && !validARN(c.Principal) {
-		return nil, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
 	}
 	if c.ResourceAccount != "" && !isAccountID(c.ResourceAccount) {
-		return nil, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
 	}
 	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
 	seen := map[string]string{}
 	for k, raw := range c.Context {
 		if other, dup := seen[strings.ToLower(k)]; dup {
-			return nil, fail("context."+k, fmt.Errorf("repeats key %q: key names are case-insensitive; give the key once, with an array for several values", other))
+			return none, policy.Set{}, fail("context."+k, fmt.Errorf("repeats key %q: key names are case-insensitive; give the key once, with an array for several values", other))
 		}
 		seen[strings.ToLower(k)] = k
 		if err := setContext(&req.Context, k, raw); err != nil {
-			return nil, fail("context."+k, err)
+			return none, policy.Set{}, fail("context."+k, err)
 		}
 	}
 	// AWS puts the caller's own keys in every request context.
@@ -144,30 +167,26 @@ func (c *Case) compile(source string, where func() string, cache *docCache) (*Co
 		p := fmt.Sprintf("identityPolicies[%d]", i)
 		doc, err := cache.parse(n.Document, policy.Identity)
 		if err != nil {
-			return nil, fail(p+".document", err)
+			return none, policy.Set{}, fail(p+".document", err)
 		}
 		set.Identity = append(set.Identity, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("identity-%d", i+1)), Document: doc})
 	}
 	if set.ResourcePolicy, err = cache.optional(c.ResourcePolicy, nameOr(c.ResourcePolicyName, "resource-policy"), resourceKind(c.Action, c.Resource)); err != nil {
-		return nil, fail("resourcePolicy", err)
+		return none, policy.Set{}, fail("resourcePolicy", err)
 	}
 	if set.Boundary, err = cache.optional(c.PermissionsBoundary, nameOr(c.BoundaryName, "permissions-boundary"), policy.Boundary); err != nil {
-		return nil, fail("permissionsBoundary", err)
+		return none, policy.Set{}, fail("permissionsBoundary", err)
 	}
 	if set.Session, err = cache.optional(c.SessionPolicy, nameOr(c.SessionPolicyName, "session-policy"), policy.Session); err != nil {
-		return nil, fail("sessionPolicy", err)
+		return none, policy.Set{}, fail("sessionPolicy", err)
 	}
 	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, fail); err != nil {
-		return nil, err
+		return none, policy.Set{}, err
 	}
 	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, fail); err != nil {
-		return nil, err
+		return none, policy.Set{}, err
 	}
-	compiled, err := policy.Compile(set)
-	if err != nil {
-		return nil, &inputerr.Error{Source: source, Field: where(), Msg: err.Error()}
-	}
-	return &Compiled{Request: req, Policies: compiled}, nil
+	return req, set, nil
 }
 
 // resourceKind is Trust for a role's policy in the sts:AssumeRole* family:

@@ -24,13 +24,14 @@ type Reader struct {
 	array  bool
 	n      int // requests read
 	done   bool
+	// alone receives, once the reader has looked past the first object of
+	// a non-array input, whether that object was the only one.
+	alone chan bool
 }
 
 // NewReader checks that in starts like requests (an array or an object) and
-// returns a Reader over them. onRead, when not nil, runs before every read
-// of in: a caller writing answers flushes them there, so that every answer
-// is out before leash waits for more input.
-func NewReader(in io.Reader, source string, onRead func()) (*Reader, error) {
+// returns a Reader over them.
+func NewReader(in io.Reader, source string) (*Reader, error) {
 	br := bufio.NewReader(in)
 	skipped := 0 // newlines before the first value
 	for {
@@ -55,7 +56,7 @@ func NewReader(in io.Reader, source string, onRead func()) (*Reader, error) {
 		}
 		break
 	}
-	lines := &lineCounter{r: br, onRead: onRead, counted: skipped}
+	lines := &lineCounter{r: br, counted: skipped}
 	r := &Reader{source: source, dec: json.NewDecoder(lines), lines: lines}
 	r.dec.DisallowUnknownFields()
 	if first, _ := br.Peek(1); first[0] == '[' {
@@ -73,7 +74,12 @@ func (r *Reader) Next() (*Case, error) {
 	if r.done {
 		return nil, io.EOF
 	}
-	if !r.dec.More() {
+	more := r.dec.More()
+	if r.alone != nil {
+		r.alone <- !more
+		r.alone = nil
+	}
+	if !more {
 		return nil, r.end()
 	}
 	i := r.n
@@ -90,14 +96,17 @@ func (r *Reader) Next() (*Case, error) {
 	} else {
 		line := fmt.Sprintf("line %d", r.lines.before(r.dec.InputOffset()))
 		if i == 0 {
-			// A lone object's errors need no line; whether it is alone is
-			// known only after reading on, so ask only when an error is
-			// reported, lest a caller feeding one request at a time wait.
+			// A lone object's errors need no line. Whether it is alone is
+			// known only when the next Next looks on; an error waits for
+			// that, an answer does not, lest a caller feeding one request
+			// at a time wait for its own next request.
+			alone := make(chan bool, 1)
+			r.alone = alone
 			c.locate = func() string {
-				if r.dec.More() {
-					return line
+				if <-alone {
+					return ""
 				}
-				return ""
+				return line
 			}
 		} else {
 			c.path = line
@@ -150,7 +159,6 @@ func (r *Reader) syntax(err error) error {
 // that a request can be named by its line without keeping the input.
 type lineCounter struct {
 	r       io.Reader
-	onRead  func()
 	off     int64   // bytes read so far
 	nl      []int64 // offsets of newlines not yet counted
 	counted int     // newlines before the last offset asked for
@@ -162,9 +170,6 @@ type readError struct{ err error }
 func (e *readError) Error() string { return e.err.Error() }
 
 func (l *lineCounter) Read(p []byte) (int, error) {
-	if l.onRead != nil {
-		l.onRead()
-	}
 	n, err := l.r.Read(p)
 	for i := 0; i < n; {
 		j := bytes.IndexByte(p[i:n], '\n')

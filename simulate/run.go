@@ -45,14 +45,40 @@ func Run(cases []Case, source string) ([]Outcome, error) {
 	return out, nil
 }
 
-// decide answers one case of a stream: a case that cannot be compiled gets
-// an Outcome with Decision "Error" and the message, and the stream goes on.
-func decide(c *Case, source string, cache *docCache) Outcome {
-	compiled, err := c.compile(source, c.where, cache)
-	if err != nil {
-		return Outcome{Principal: c.Principal, Action: c.Action, Resource: c.Resource, Decision: DecisionError, Error: err.Error()}
+// pending is a case of a stream with its fields checked and its policies
+// parsed, or the error that stopped that; decide finishes it. The two halves
+// run on different goroutines of the stream's pipeline.
+type pending struct {
+	c   *Case
+	req policy.Request
+	set policy.Set
+	err error
+	// late is a case whose errors may need to know what follows it (the
+	// first object of JSON Lines, see Reader): the reading goroutine cannot
+	// wait for that, so decide prepares it.
+	late bool
+}
+
+func prepare(c *Case, source string, cache *docCache) pending {
+	req, set, err := c.resolve(source, c.where, cache)
+	return pending{c: c, req: req, set: set, err: err}
+}
+
+// decide answers the case: one that cannot be compiled gets an Outcome with
+// Decision "Error" and the message, and the stream goes on.
+func (p *pending) decide(source string) Outcome {
+	if p.late {
+		*p = prepare(p.c, source, nil)
 	}
-	return compiled.outcome()
+	err := p.err
+	if err == nil {
+		var compiled *Compiled
+		if compiled, err = compileSet(p.req, p.set, source, p.c.where); err == nil {
+			return compiled.outcome()
+		}
+	}
+	c := p.c
+	return Outcome{Principal: c.Principal, Action: c.Action, Resource: c.Resource, Decision: DecisionError, Error: err.Error()}
 }
 
 func (c *Compiled) outcome() Outcome {

@@ -12,9 +12,13 @@ import (
 )
 
 // stream answers the requests of --request one at a time: each is read,
-// decided and written before the next is read, so that memory stays the
-// same for any number of requests, and a policy document repeated across
-// requests is parsed once (docCache).
+// decided and written without waiting for the next, so that memory stays
+// the same for any number of requests, and a policy document repeated
+// across requests is parsed once (docCache). Reading and parsing, compiling
+// and deciding, and writing run as three stages of a pipeline, each on its
+// own goroutine, so that a machine with several cores parses the next
+// request while it decides this one; a few requests are in flight at once,
+// in input order.
 //
 // What is wrong with the input as a whole (an unreadable file, input that is
 // not JSON requests, no requests at all) is reported before anything is
@@ -38,54 +42,108 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		defer f.Close()
 		in = f
 	}
-	w := bufio.NewWriterSize(stdout, 64<<10)
-	var werr error
-	// Before leash waits for input, every answer decided so far goes out.
-	flush := func() {
-		if werr == nil {
-			werr = w.Flush()
-		}
-	}
-	r, err := NewReader(in, source, flush)
+	r, err := NewReader(in, source)
 	if err != nil {
 		return err
 	}
+
+	// Stage 1 reads requests and parses their policies, with the one
+	// document cache of the run; its last item carries io.EOF or the
+	// error that ended the reading.
+	type read struct {
+		p   pending
+		err error
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	cases := make(chan read, pipelineDepth)
+	go func() {
+		defer close(cases)
+		cache := newDocCache(docCacheSize)
+		for {
+			c, err := r.Next()
+			item := read{err: err}
+			switch {
+			case err == nil && c.locate != nil:
+				item.p = pending{c: c, late: true}
+			case err == nil:
+				item.p = prepare(c, source, cache)
+			}
+			select {
+			case cases <- item:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Stage 2 compiles the policies and decides.
+	type decided struct {
+		o   Outcome
+		err error
+	}
+	outcomes := make(chan decided, pipelineDepth)
+	go func() {
+		defer close(outcomes)
+		for item := range cases {
+			d := decided{err: item.err}
+			if item.err == nil {
+				d.o = item.p.decide(source)
+			}
+			select {
+			case outcomes <- d:
+			case <-stop:
+				return
+			}
+		}
+	}()
+
+	// Stage 3, here, writes them.
+	w := bufio.NewWriterSize(stdout, 64<<10)
 	var out outcomeWriter = &tableWriter{w: w, explain: o.Explain}
 	if output == OutputJSON {
 		out = &jsonWriter{w: w}
 	}
-	cache := newDocCache(docCacheSize)
 	var n, bad, denied int
 	var firstBad string
 	for {
-		c, err := r.Next()
-		if err == io.EOF {
+		var d decided
+		select {
+		case d = <-outcomes:
+		default:
+			// Before waiting for input, every answer decided so far goes
+			// out, so that a caller feeding requests one at a time gets
+			// each answer before it sends the next.
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("write the answers: %w", err)
+			}
+			d = <-outcomes
+		}
+		if d.err == io.EOF {
 			break
 		}
-		if err != nil {
+		if d.err != nil {
 			if n > 0 {
 				_ = out.close()
-				flush()
+				_ = w.Flush()
 			}
-			return err
+			return d.err
 		}
 		n++
-		outcome := decide(c, source, cache)
-		switch outcome.Decision {
+		switch d.o.Decision {
 		case DecisionError:
 			if bad == 0 {
-				firstBad = outcome.Error
+				firstBad = d.o.Error
 			}
 			bad++
 		case policy.Allowed.String():
 		default:
 			denied++
 		}
-		if werr == nil {
-			werr = out.write(&outcome)
-		}
-		if werr != nil {
-			return fmt.Errorf("write the answers: %w", werr)
+		if err := out.write(&d.o); err != nil {
+			return fmt.Errorf("write the answers: %w", err)
 		}
 	}
 	if n == 0 {
@@ -94,8 +152,8 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	if err := out.close(); err != nil {
 		return fmt.Errorf("write the answers: %w", err)
 	}
-	if flush(); werr != nil {
-		return fmt.Errorf("write the answers: %w", werr)
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write the answers: %w", err)
 	}
 	switch {
 	case bad > 0:
@@ -106,3 +164,8 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	}
 	return nil
 }
+
+// pipelineDepth is how many requests may wait between two stages: enough
+// to keep the stages busy, few enough that memory does not grow with the
+// batch.
+const pipelineDepth = 64

@@ -245,3 +245,29 @@ func TestSimulateStreamsAnswersBeforeTheInputEnds(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkStream times --request --output json over a file of 2,000
+// requests, each with its own identity policy and a shared SCP, as a
+// request rate of the whole streamed run (read, decide, write).
+func BenchmarkStream(b *testing.B) {
+	var buf strings.Builder
+	const n = 2000
+	for i := range n {
+		req, _ := batchRequest(i)
+		buf.WriteString(req)
+		buf.WriteString("\n")
+	}
+	file := filepath.Join(b.TempDir(), "batch.jsonl")
+	if err := os.WriteFile(file, []byte(buf.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for b.Loop() {
+		err := simulate.Execute(simulate.Options{Request: file, Output: simulate.OutputJSON}, nil, io.Discard)
+		if err != simulate.ErrDenied {
+			b.Fatalf("Execute = %v, want ErrDenied", err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/request")
+}
