@@ -46,11 +46,11 @@ func TestDocCache(t *testing.T) {
 		}
 		first, _ := c.parse(doc(0), policy.Identity)
 		for i := 1; i < 3; i++ {
-			c.parse(doc(i), policy.Identity)
+			_, _ = c.parse(doc(i), policy.Identity)
 		}
-		c.parse(doc(0), policy.Identity) // 0 is now the most recently used
+		_, _ = c.parse(doc(0), policy.Identity) // 0 is now the most recently used
 		for i := 3; i < 10; i++ {
-			c.parse(doc(i), policy.Identity)
+			_, _ = c.parse(doc(i), policy.Identity)
 			if c.order.Len() > 3 || len(c.byKind[policy.Identity]) > 3 {
 				t.Fatalf("the cache holds %d documents, more than its 3", c.order.Len())
 			}

@@ -39,7 +39,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		if err != nil {
 			return &inputerr.Error{Source: source, Msg: readFailure("--request", err)}
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only: nothing to lose
 		in = f
 	}
 	r, err := NewReader(in, source)

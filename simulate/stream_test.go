@@ -235,7 +235,7 @@ func TestSimulateStreamsAnswersBeforeTheInputEnds(t *testing.T) {
 			if _, err := io.WriteString(pw, tt.tail); err != nil {
 				t.Fatal(err)
 			}
-			pw.Close()
+			_ = pw.Close()
 			if code := <-done; code != 1 {
 				t.Errorf("exit status %d, want 1 (the second request is denied)\n%s", code, out.String())
 			}

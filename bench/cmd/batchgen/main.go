@@ -31,7 +31,6 @@ func main() {
 			fmt.Fprintln(os.Stderr, "batchgen:", err)
 			os.Exit(1)
 		}
-		defer f.Close()
 		w = f
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -42,10 +41,14 @@ func main() {
 			fmt.Fprintln(os.Stderr, "batchgen:", err)
 			os.Exit(1)
 		}
-		bw.Write(line)
-		bw.WriteByte('\n')
+		// A failed write shows again at Flush, which is checked.
+		_, _ = bw.Write(append(line, '\n'))
 	}
 	if err := bw.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "batchgen:", err)
+		os.Exit(1)
+	}
+	if err := w.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "batchgen:", err)
 		os.Exit(1)
 	}
