@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build demo test unit vet lint bench bench-local bench-operator bench-managed bench-whocan
+.PHONY: build demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan
 
 build:
 	$(GO) build -o bin/leash ./cmd/leash
@@ -55,6 +55,12 @@ lint:
 bench:
 	$(GO) test ./policy -run '^$$' -bench . -benchmem -count 6
 	bench/peer-ratio.sh
+
+# leash simulate --request as a whole process on generated batches of 20,000
+# and 200,000 requests, against the peer engine's loop over the same requests
+# (bench/README.md). BATCH_FLAGS adds flags, e.g. BATCH_FLAGS='-o /tmp/batch 5000'.
+bench-batch:
+	bench/batch.sh $(BATCH_FLAGS)
 
 # leash local under load: signed IAM reads over loopback at several
 # concurrency levels (bench/README.md). LOAD_FLAGS adds or overrides flags,

@@ -24,7 +24,11 @@ Give the policies and requests with flags (one request per --action), or give
 requests as JSON with --request (one object, an array of objects, or JSON
 Lines; fields: principal, action, resource, resourceAccount, context,
 identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps,
-sessionPolicy). All input is read and checked before anything is printed.
+sessionPolicy). With flags, all input is checked before anything is printed.
+With --request, requests are streamed: each is answered as it is read, in
+constant memory for any number of requests, each distinct policy document is
+parsed once, and a request that cannot be decided is answered with decision
+Error and the reason (file, JSON path and fix) while the others go on.
 
 As on AWS, the request context carries the caller's own keys: aws:PrincipalArn,
 aws:PrincipalAccount, aws:PrincipalType and, for an IAM user, aws:username are
@@ -32,7 +36,8 @@ taken from the principal unless the context gives them.
 
 Exit status: 0 when every request is Allowed, 1 when any is denied
 (ImplicitDeny or ExplicitDeny), 2 on bad input (the message names the file or
-flag, the JSON path, and the fix).`),
+flag, the JSON path, and the fix), including when any --request request was
+answered with Error.`),
 		Example: example(
 			"# Is CreateTags allowed by the cloud controller manager's policy?",
 			"leash simulate --identity ccm.json --action ec2:CreateTags",
@@ -86,8 +91,8 @@ flag, the JSON path, and the fix).`),
 	f.BoolVar(&o.Explain, "explain", false,
 		"list the deciding statements and the reasons under each row of the table (e.g. --explain)")
 	f.StringVar(&o.Output, "output", simulate.OutputTable,
-		"output `FORMAT`: table, or json for an array of outcomes in input order (e.g. --output json)")
+		"output `FORMAT`: table, or json for an array of outcomes in input order, written as they are decided (e.g. --output json)")
 	f.StringVar(&o.Request, "request", "",
-		"read requests as JSON from `FILE` (- for stdin) instead of the policy and action flags (e.g. --request requests.json)")
+		"read requests as JSON from `FILE` (- for stdin) instead of the policy and action flags, answering each as it is read (e.g. --request requests.json)")
 	return cmd
 }

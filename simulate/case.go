@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
@@ -31,8 +32,12 @@ type Case struct {
 	// Names for the single policies, such as the files they came from.
 	ResourcePolicyName, BoundaryName, SessionPolicyName string `json:"-"`
 
-	// path locates the case in its source ("[2]", "line 3") for errors.
-	path string
+	// path locates the case in its source ("[2]", "line 3") for errors;
+	// locate, when set, finds it on the first error.
+	path   string
+	locate func() string
+	// bad says why the JSON read is not a request object.
+	bad string
 }
 
 // NamedDocument is a policy with a name.
@@ -41,68 +46,40 @@ type NamedDocument struct {
 	Document json.RawMessage `json:"document"`
 }
 
-// ReadCases reads one JSON object, a JSON array of objects, or JSON Lines.
-// source names the input in errors.
+// ReadCases reads one JSON object, a JSON array of objects, or JSON Lines,
+// all at once: the first request that is not a request object is an error.
+// source names the input in errors. Batches of any size go through Reader.
 func ReadCases(data []byte, source string) ([]Case, error) {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, &inputerr.Error{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
+	r, err := NewReader(bytes.NewReader(data), source)
+	if err != nil {
+		return nil, err
 	}
-	if trimmed[0] == '[' {
-		var raw []json.RawMessage
-		if err := json.Unmarshal(trimmed, &raw); err != nil {
-			return nil, &inputerr.Error{Source: source, Msg: "not a valid JSON array: " + err.Error()}
-		}
-		cases := make([]Case, 0, len(raw))
-		for i, r := range raw {
-			c, err := decodeCase(r, source, fmt.Sprintf("[%d]", i))
-			if err != nil {
-				return nil, err
-			}
-			c.path = fmt.Sprintf("[%d]", i)
-			cases = append(cases, c)
-		}
-		return cases, nil
-	}
-	// One object, or several (JSON Lines, or objects one after another).
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var cases []Case
-	for i := 0; dec.More(); i++ {
-		var r json.RawMessage
-		if err := dec.Decode(&r); err != nil {
-			return nil, &inputerr.Error{Source: source, Field: fmt.Sprintf("request %d", i+1), Msg: "not valid JSON: " + err.Error()}
+	for {
+		c, err := r.Next()
+		if err == io.EOF {
+			break
 		}
-		path := ""
-		if i > 0 || dec.More() {
-			path = fmt.Sprintf("line %d", lineOf(trimmed, dec.InputOffset()))
-		}
-		c, err := decodeCase(r, source, path)
 		if err != nil {
 			return nil, err
 		}
-		c.path = path
-		cases = append(cases, c)
+		cases = append(cases, *c)
+	}
+	for i := range cases {
+		c := &cases[i]
+		if c.where(); c.bad != "" {
+			return nil, &inputerr.Error{Source: source, Field: c.path, Msg: c.bad}
+		}
 	}
 	return cases, nil
 }
 
-func lineOf(data []byte, end int64) int {
-	// end is just past the object; count the newlines before its last byte.
-	if end > int64(len(data)) {
-		end = int64(len(data))
+// where is the case's place in its source, for errors.
+func (c *Case) where() string {
+	if c.locate != nil {
+		c.path, c.locate = c.locate(), nil
 	}
-	return 1 + bytes.Count(bytes.TrimRight(data[:end], " \t\r\n"), []byte("\n"))
-}
-
-func decodeCase(raw json.RawMessage, source, path string) (Case, error) {
-	var c Case
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, &inputerr.Error{Source: source, Field: path, Msg: "not a request object: " + err.Error() +
-			" (fields: principal, action, resource, resourceAccount, context, identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps, sessionPolicy)"}
-	}
-	return c, nil
+	return c.path
 }
 
 // Compiled is a case ready to evaluate.
@@ -114,7 +91,34 @@ type Compiled struct {
 // Compile parses every policy of the case and builds its request. Errors
 // name the source and the JSON path of the problem.
 func (c *Case) Compile(source, path string) (*Compiled, error) {
+	return c.compile(source, func() string { return path }, nil)
+}
+
+// compile is Compile with the path found only when an error needs it, and
+// documents taken from cache when not nil.
+func (c *Case) compile(source string, where func() string, cache *docCache) (*Compiled, error) {
+	req, set, err := c.resolve(source, where, cache)
+	if err != nil {
+		return nil, err
+	}
+	return compileSet(req, set, source, where)
+}
+
+// compileSet compiles the parsed policies of a case; errors name the case.
+func compileSet(req policy.Request, set policy.Set, source string, where func() string) (*Compiled, error) {
+	compiled, err := policy.Compile(set)
+	if err != nil {
+		return nil, &inputerr.Error{Source: source, Field: where(), Msg: err.Error()}
+	}
+	return &Compiled{Request: req, Policies: compiled}, nil
+}
+
+// resolve checks the request's fields, builds its context and parses its
+// policies: everything up to compiling them.
+func (c *Case) resolve(source string, where func() string, cache *docCache) (policy.Request, policy.Set, error) {
+	var none policy.Request
 	at := func(p string) string {
+		path := where()
 		switch {
 		case path == "":
 			return p
@@ -126,30 +130,33 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 	fail := func(p string, err error) error {
 		return &inputerr.Error{Source: source, Field: at(p), Msg: err.Error()}
 	}
+	if c.bad != "" {
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: where(), Msg: c.bad}
+	}
 	if c.Action == "" {
-		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("action"), Msg: `missing; give the action to check, such as "s3:GetObject"`}
 	}
 	if svc, name, ok := strings.Cut(c.Action, ":"); !ok || svc == "" || name == "" || strings.ContainsAny(c.Action, "*?") {
-		return nil, &inputerr.Error{Source: source, Field: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("action"), Msg: fmt.Sprintf(`must be one action as "service:Action" without wildcards, such as "s3:GetObject"; got %q`, c.Action)}
 	}
 	if c.Resource != "" && c.Resource != "*" && !validARN(c.Resource) {
-		return nil, &inputerr.Error{Source: source, Field: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("resource"), Msg: fmt.Sprintf(`must be "*" or an ARN such as "arn:aws:s3:::bucket/key"; got %q`, c.Resource)}
 	}
 	if c.Principal != "" && strings.HasPrefix(c.Principal, "arn:") && !validARN(c.Principal) {
-		return nil, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
 	}
 	if c.ResourceAccount != "" && !isAccountID(c.ResourceAccount) {
-		return nil, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
+		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
 	}
 	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
 	seen := map[string]string{}
 	for k, raw := range c.Context {
 		if other, dup := seen[strings.ToLower(k)]; dup {
-			return nil, fail("context."+k, fmt.Errorf("repeats key %q: key names are case-insensitive; give the key once, with an array for several values", other))
+			return none, policy.Set{}, fail("context."+k, fmt.Errorf("repeats key %q: key names are case-insensitive; give the key once, with an array for several values", other))
 		}
 		seen[strings.ToLower(k)] = k
 		if err := setContext(&req.Context, k, raw); err != nil {
-			return nil, fail("context."+k, err)
+			return none, policy.Set{}, fail("context."+k, err)
 		}
 	}
 	// AWS puts the caller's own keys in every request context.
@@ -158,32 +165,28 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 	var err error
 	for i, n := range c.IdentityPolicies {
 		p := fmt.Sprintf("identityPolicies[%d]", i)
-		doc, err := parseDoc(n.Document, policy.Identity)
+		doc, err := cache.parse(n.Document, policy.Identity)
 		if err != nil {
-			return nil, fail(p+".document", err)
+			return none, policy.Set{}, fail(p+".document", err)
 		}
 		set.Identity = append(set.Identity, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("identity-%d", i+1)), Document: doc})
 	}
-	if set.ResourcePolicy, err = optionalDoc(c.ResourcePolicy, nameOr(c.ResourcePolicyName, "resource-policy"), resourceKind(c.Action, c.Resource)); err != nil {
-		return nil, fail("resourcePolicy", err)
+	if set.ResourcePolicy, err = cache.optional(c.ResourcePolicy, nameOr(c.ResourcePolicyName, "resource-policy"), resourceKind(c.Action, c.Resource)); err != nil {
+		return none, policy.Set{}, fail("resourcePolicy", err)
 	}
-	if set.Boundary, err = optionalDoc(c.PermissionsBoundary, nameOr(c.BoundaryName, "permissions-boundary"), policy.Boundary); err != nil {
-		return nil, fail("permissionsBoundary", err)
+	if set.Boundary, err = cache.optional(c.PermissionsBoundary, nameOr(c.BoundaryName, "permissions-boundary"), policy.Boundary); err != nil {
+		return none, policy.Set{}, fail("permissionsBoundary", err)
 	}
-	if set.Session, err = optionalDoc(c.SessionPolicy, nameOr(c.SessionPolicyName, "session-policy"), policy.Session); err != nil {
-		return nil, fail("sessionPolicy", err)
+	if set.Session, err = cache.optional(c.SessionPolicy, nameOr(c.SessionPolicyName, "session-policy"), policy.Session); err != nil {
+		return none, policy.Set{}, fail("sessionPolicy", err)
 	}
-	if set.SCPs, err = levels(c.SCPs, "scps", policy.SCP, fail); err != nil {
-		return nil, err
+	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, fail); err != nil {
+		return none, policy.Set{}, err
 	}
-	if set.RCPs, err = levels(c.RCPs, "rcps", policy.RCP, fail); err != nil {
-		return nil, err
+	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, fail); err != nil {
+		return none, policy.Set{}, err
 	}
-	compiled, err := policy.Compile(set)
-	if err != nil {
-		return nil, &inputerr.Error{Source: source, Field: path, Msg: err.Error()}
-	}
-	return &Compiled{Request: req, Policies: compiled}, nil
+	return req, set, nil
 }
 
 // resourceKind is Trust for a role's policy in the sts:AssumeRole* family:
@@ -198,13 +201,13 @@ func resourceKind(action, resource string) policy.Kind {
 	return policy.Resource
 }
 
-func levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error) ([][]policy.Named, error) {
+func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error) ([][]policy.Named, error) {
 	var out [][]policy.Named
 	for li, level := range in {
 		var docs []policy.Named
 		for i, n := range level {
 			p := fmt.Sprintf("%s[%d][%d]", field, li, i)
-			doc, err := parseDoc(n.Document, kind)
+			doc, err := cache.parse(n.Document, kind)
 			if err != nil {
 				return nil, fail(p+".document", err)
 			}
@@ -215,11 +218,11 @@ func levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(stri
 	return out, nil
 }
 
-func optionalDoc(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, error) {
+func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	doc, err := parseDoc(raw, kind)
+	doc, err := cache.parse(raw, kind)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"leash.dev/leash/internal/inputerr"
 )
@@ -34,10 +32,13 @@ type Options struct {
 	Output string
 }
 
-// Execute reads and checks all input, answers every request and writes the
-// answers to stdout. Nothing is written unless all input is good. It returns
-// an *inputerr.Error for bad input, ErrDenied when some request was denied, and
-// nil when every request was allowed.
+// Execute answers the requests of o and writes the answers to stdout. It
+// returns an *inputerr.Error for bad input, ErrDenied when some request was
+// denied, and nil when every request was allowed.
+//
+// Requests from flags are all or nothing: nothing is written unless all
+// input is good. Requests from --request are streamed (see stream): a bad
+// request gets an Error outcome and the others are still answered.
 func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 	output := o.Output
 	if output == "" {
@@ -46,11 +47,14 @@ func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 	if output != OutputTable && output != OutputJSON {
 		return &inputerr.Error{Source: "--output", Msg: fmt.Sprintf(`must be "table" or "json", got %q`, o.Output)}
 	}
-	cases, source, err := o.cases(stdin)
+	if o.Request != "" {
+		return o.stream(stdin, stdout, output)
+	}
+	cases, err := o.Cases()
 	if err != nil {
 		return err
 	}
-	outcomes, err := Run(cases, source)
+	outcomes, err := Run(cases, "flags")
 	if err != nil {
 		return err
 	}
@@ -71,37 +75,4 @@ func Execute(o Options, stdin io.Reader, stdout io.Writer) error {
 		return ErrDenied
 	}
 	return nil
-}
-
-// cases returns the requests from --request or from the flags, with the
-// name of their source for errors.
-func (o *Options) cases(stdin io.Reader) ([]Case, string, error) {
-	if o.Request == "" {
-		cases, err := o.Cases()
-		return cases, "flags", err
-	}
-	if given := o.Given(); len(given) > 0 {
-		return nil, "", &inputerr.Error{Source: "--request", Msg: fmt.Sprintf(
-			"cannot be combined with %s; put the policies and actions in the request file, or drop --request", strings.Join(given, ", "))}
-	}
-	source := o.Request
-	var data []byte
-	var err error
-	if o.Request == "-" {
-		source = "stdin"
-		data, err = io.ReadAll(stdin)
-		if err != nil {
-			return nil, "", &inputerr.Error{Source: source, Msg: "cannot read: " + err.Error()}
-		}
-	} else if data, err = os.ReadFile(o.Request); err != nil {
-		return nil, "", &inputerr.Error{Source: source, Msg: readFailure("--request", err)}
-	}
-	cases, err := ReadCases(data, source)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(cases) == 0 {
-		return nil, "", &inputerr.Error{Source: source, Msg: "has no requests; give a request object, an array of them, or JSON Lines"}
-	}
-	return cases, source, nil
 }

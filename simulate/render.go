@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,19 +106,122 @@ func explanation(o Outcome) []string {
 // two spaces. Statements and reasons are always arrays, empty when there
 // are none, so that scripts need no null check.
 func WriteJSON(w io.Writer, outcomes []Outcome) error {
-	out := make([]Outcome, len(outcomes))
-	for i, o := range outcomes {
-		if o.Statements == nil {
-			o.Statements = []policy.StatementRef{}
-		}
-		if o.Reasons == nil {
-			o.Reasons = []policy.Reason{}
-		}
-		out[i] = o
+	if len(outcomes) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// ARNs and messages read better without \u003c-style escapes.
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	jw := &jsonWriter{w: w}
+	for i := range outcomes {
+		if err := jw.write(&outcomes[i]); err != nil {
+			return err
+		}
+	}
+	return jw.close()
 }
+
+// outcomeWriter writes outcomes one at a time, as they are decided. It
+// writes nothing before the first, so that input found bad before any
+// answer leaves stdout empty.
+type outcomeWriter interface {
+	write(o *Outcome) error
+	// close ends the output; after no outcome, it writes nothing.
+	close() error
+}
+
+// jsonWriter writes the array of WriteJSON element by element: the same
+// bytes as encoding the whole array at once.
+type jsonWriter struct {
+	w   io.Writer
+	n   int
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (j *jsonWriter) write(o *Outcome) error {
+	if j.enc == nil {
+		j.enc = json.NewEncoder(&j.buf)
+		j.enc.SetIndent("  ", "  ")
+		// ARNs and messages read better without \u003c-style escapes.
+		j.enc.SetEscapeHTML(false)
+	}
+	j.buf.Reset()
+	if j.n == 0 {
+		j.buf.WriteString("[\n  ")
+	} else {
+		j.buf.WriteString(",\n  ")
+	}
+	j.n++
+	e := *o
+	if e.Statements == nil {
+		e.Statements = []policy.StatementRef{}
+	}
+	if e.Reasons == nil {
+		e.Reasons = []policy.Reason{}
+	}
+	if err := j.enc.Encode(&e); err != nil {
+		return err
+	}
+	j.buf.Truncate(j.buf.Len() - 1) // Encode's newline; the separator follows
+	_, err := j.w.Write(j.buf.Bytes())
+	return err
+}
+
+func (j *jsonWriter) close() error {
+	if j.n == 0 {
+		return nil
+	}
+	_, err := io.WriteString(j.w, "\n]\n")
+	return err
+}
+
+// Widths of the streamed table's padded columns. A stream cannot look ahead
+// to size its columns, so they are fixed: DECISION fits every decision, and
+// ACTION fits all but the longest action names, which push their row along.
+const (
+	decisionWidth = len("ImplicitDeny")
+	actionWidth   = 32
+)
+
+// tableWriter writes the table of a stream row by row, in a fixed layout:
+// DECISION and ACTION padded to fixed widths, then RESOURCE and, for a
+// request with one, the PRINCIPAL. Explanations follow each row as in
+// WriteTable; an Error row is followed by its message.
+type tableWriter struct {
+	w       io.Writer
+	explain bool
+	started bool
+	b       strings.Builder
+}
+
+func (t *tableWriter) write(o *Outcome) error {
+	t.b.Reset()
+	if !t.started {
+		t.started = true
+		fmt.Fprintf(&t.b, "%-*s  %-*s  RESOURCE  PRINCIPAL\n", decisionWidth, "DECISION", actionWidth, "ACTION")
+	}
+	resource := o.Resource
+	if resource == "" {
+		resource = "*"
+	}
+	fmt.Fprintf(&t.b, "%-*s  %-*s  %s", decisionWidth, o.Decision, actionWidth, o.Action, resource)
+	if o.Principal != "" {
+		t.b.WriteString("  ")
+		t.b.WriteString(o.Principal)
+	}
+	t.b.WriteString("\n")
+	var lines []string
+	if o.Error != "" {
+		lines = []string{o.Error}
+	} else if t.explain {
+		lines = explanation(*o)
+	}
+	for _, line := range lines {
+		t.b.WriteString("    ")
+		t.b.WriteString(line)
+		t.b.WriteString("\n")
+	}
+	_, err := io.WriteString(t.w, t.b.String())
+	return err
+}
+
+func (t *tableWriter) close() error { return nil }

@@ -220,4 +220,10 @@ function main() {
   });
 }
 
-main();
+// Run as a program, answer stdin; required (bench/batch_peer.js), lend the
+// conversion so that both agree on what a case means to the peer.
+if (require.main === module) {
+  main();
+} else {
+  module.exports = { toSimulation, decisions };
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# batch.sh times `leash simulate --request FILE --output json` as a whole
+# process on generated batches of 20,000 and 200,000 requests, and the peer
+# engine @cloud-copilot/iam-simulate as a plain in-process loop over the same
+# requests, checks that the two decide alike, and prints the table.
+#
+# Usage: bench/batch.sh [-o DIR] [-seed N] [SIZE...]
+#   -o DIR   keep the batches, the answers and the table in DIR
+#   -seed N  generator seed (default 1); the same seed gives the same batches
+#   SIZE     batch sizes (default: 20000 200000)
+#
+# It exits non-zero when leash fails or the engines disagree. leash and the
+# peer run one after the other, never at once.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+out="" seed=1 sizes=()
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	-o) out="$2"; shift 2 ;;
+	-seed) seed="$2"; shift 2 ;;
+	-*) echo "batch.sh: unknown flag $1 (use -o DIR, -seed N, then sizes)" >&2; exit 2 ;;
+	*) sizes+=("$1"); shift ;;
+	esac
+done
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(20000 200000)
+
+if [[ ! -x /usr/bin/time ]]; then
+	echo "batch.sh: /usr/bin/time is missing (Debian package time); it measures the peak RSS" >&2
+	exit 1
+fi
+peer_dir=test/peer
+peer_version=0.1.173
+if [[ ! -d "$peer_dir/node_modules/@cloud-copilot/iam-simulate" ]]; then
+	(cd "$peer_dir" && npm ci --no-audit --no-fund)
+fi
+installed=$(node -p "require('./$peer_dir/node_modules/@cloud-copilot/iam-simulate/package.json').version")
+if [[ "$installed" != "$peer_version" ]]; then
+	echo "batch.sh: $peer_dir has @cloud-copilot/iam-simulate@$installed, want $peer_version; run npm ci there" >&2
+	exit 1
+fi
+
+work=${out:-$(mktemp -d)}
+mkdir -p "$work"
+[[ -n "$out" ]] || trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/leash" ./cmd/leash
+go build -o "$work/batchgen" ./bench/cmd/batchgen
+
+rows=()
+for n in "${sizes[@]}"; do
+	batch="$work/batch-$n.jsonl"
+	"$work/batchgen" -n "$n" -seed "$seed" -o "$batch"
+	# Timed: the whole process, answers to /dev/null. Exit 1 means some
+	# request was denied, which a batch has; 2 would be bad input.
+	status=0
+	/usr/bin/time -f '%e %M' -o "$work/time-$n.txt" \
+		"$work/leash" simulate --request "$batch" --output json >/dev/null || status=$?
+	if [[ $status -gt 1 ]]; then
+		echo "batch.sh: leash simulate exited $status on $batch" >&2
+		exit 1
+	fi
+	# time puts "Command exited with non-zero status 1" first on a denial.
+	read -r wall rss_kb < <(tail -n 1 "$work/time-$n.txt")
+	# Untimed: the answers, for the peer to compare.
+	"$work/leash" simulate --request "$batch" --output json >"$work/answers-$n.json" || true
+	node --max-old-space-size=12288 bench/batch_peer.js "$peer_dir" "$batch" "$work/answers-$n.json" >"$work/peer-$n.json"
+	peer_ms=$(node -p "require('$work/peer-$n.json').loopMs")
+	disagree=$(node -p "require('$work/peer-$n.json').disagreements")
+	rows+=("$n $wall $rss_kb $peer_ms $disagree")
+	rm -f "$batch" "$work/answers-$n.json"
+done
+
+{
+	printf '| requests | leash, whole process | leash peak RSS | peer loop | ratio (peer/leash) | leash per request | disagreements |\n'
+	printf '|---:|---:|---:|---:|---:|---:|---:|\n'
+	for row in "${rows[@]}"; do
+		read -r n wall rss_kb peer_ms disagree <<<"$row"
+		awk -v n="$n" -v wall="$wall" -v rss="$rss_kb" -v peer="$peer_ms" -v d="$disagree" 'BEGIN {
+			printf "| %d | %.2f s | %.0f MiB | %.1f s | %.1f | %.1f µs | %d |\n", n, wall, rss / 1024, peer / 1000, (peer / 1000) / wall, wall * 1e6 / n, d
+		}'
+	done
+} | tee "$work/table.md"
+
+for row in "${rows[@]}"; do
+	read -r n _ _ _ disagree <<<"$row"
+	if [[ "$disagree" != 0 ]]; then
+		echo "batch.sh: leash and the peer disagree on $disagree of $n requests; see $work/peer-$n.json" >&2
+		exit 1
+	fi
+done
