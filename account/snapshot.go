@@ -241,9 +241,9 @@ func decodePages(data []byte, source string) ([]page, error) {
 	var err error
 	if trimmed[0] == '[' {
 		err = json.Unmarshal(trimmed, &pages)
-	} else if one := (page{}); json.Unmarshal(trimmed, &one) == nil {
-		// One page, the common case: decoded in place, without the
-		// Decoder's copy of the whole input into its buffer.
+	} else if one, ok := decodeSplit(trimmed); ok {
+		// One page, the common case: its lists' elements decoded on every
+		// core, in place, without the Decoder's copy of the whole input.
 		pages = []page{one}
 	} else {
 		// Several pages one after another (or an error, reported as the
