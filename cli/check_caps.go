@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
+	"leash.dev/leash/simulate"
 )
 
 // The caps of a file-based review: --boundary, the principal's permissions
@@ -17,8 +15,9 @@ import (
 // organization level, root first, its files separated by commas. With
 // --user or --role the boundary is IAM's, so --boundary is refused there.
 
-// loadCaps reads --boundary and --scp into in, every file before any is
-// used, so that bad input leaves nothing half read.
+// loadCaps reads --boundary and --scp into in with leash simulate's
+// readers, every file before any is used, so that bad input leaves nothing
+// half read.
 func loadCaps(o checkOptions, in *checkInput) error {
 	if o.boundary != "" {
 		if o.user != "" || o.role != "" {
@@ -29,53 +28,24 @@ func loadCaps(o checkOptions, in *checkInput) error {
 			return &inputerr.Error{Source: "--boundary", Msg: fmt.Sprintf(
 				"%s reads the principal's permissions boundary from IAM; drop --boundary, or review the policies as files with --boundary FILE and without %s", flag, flag)}
 		}
-		n, err := readCapFile("--boundary", o.boundary, policy.Boundary)
+		n, err := simulate.ReadPolicy("--boundary", o.boundary, policy.Boundary)
 		if err != nil {
 			return err
 		}
-		in.boundary = &n
+		in.boundary = n
 		in.sources[n.Name] = o.boundary
 	}
-	for _, occurrence := range o.scps {
-		var level []policy.Named
-		for _, file := range strings.Split(occurrence, ",") {
-			if strings.TrimSpace(file) == "" {
-				return &inputerr.Error{Source: "--scp", Msg: fmt.Sprintf(
-					"%q has an empty file name; give one organization level per --scp, its files separated by commas, such as --scp root.json --scp ou.json,deny-regions.json", occurrence)}
-			}
-			n, err := readCapFile("--scp", file, policy.SCP)
-			if err != nil {
-				return err
-			}
-			level = append(level, n)
-			in.sources[n.Name] = file
-		}
-		in.scps = append(in.scps, level)
+	levels, err := simulate.ReadLevels("--scp", o.scps, policy.SCP)
+	if err != nil {
+		return err
 	}
+	// ReadLevels keeps the files' order; map each policy to its file for
+	// the findings' locations.
+	for li, occurrence := range o.scps {
+		for fi, file := range strings.Split(occurrence, ",") {
+			in.sources[levels[li][fi].Name] = file
+		}
+	}
+	in.scps = levels
 	return nil
-}
-
-// readCapFile reads and parses one policy file given to flag, named after
-// its path as the identity policies are.
-func readCapFile(flag, file string, kind policy.Kind) (policy.Named, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		msg := fmt.Sprintf("cannot read (given to %s): %v", flag, errors.Unwrap(err))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			msg = fmt.Sprintf("no such file (given to %s); check the path", flag)
-		case errors.Is(err, fs.ErrPermission):
-			msg = fmt.Sprintf("permission denied (given to %s); make the file readable", flag)
-		}
-		return policy.Named{}, &inputerr.Error{Source: file, Msg: msg}
-	}
-	doc, err := policy.Parse(data, kind)
-	if err != nil {
-		var pe *policy.ParseError
-		if errors.As(err, &pe) {
-			return policy.Named{}, &inputerr.Error{Source: file, Field: pe.Path, Msg: fmt.Sprintf("%s (given to %s)", pe.Msg, flag)}
-		}
-		return policy.Named{}, &inputerr.Error{Source: file, Msg: fmt.Sprintf("%v (given to %s)", err, flag)}
-	}
-	return policy.Named{Name: file, Document: doc}, nil
 }

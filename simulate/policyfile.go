@@ -22,28 +22,29 @@ func readPolicyFile(flag, file string, kinds ...policy.Kind) (json.RawMessage, e
 		return nil, &inputerr.Error{Source: file, Msg: readFailure(flag, err)}
 	}
 	for _, kind := range kinds {
-		if err := checkDocument(data, file, kind); err != nil {
+		if err := checkDocument(data, flag, file, kind); err != nil {
 			return nil, err
 		}
 	}
 	return json.RawMessage(data), nil
 }
 
-// checkDocument parses and compiles one document alone. Compiling catches
-// what parsing cannot, such as a NumericLessThan value that is not a number.
-func checkDocument(data []byte, file string, kind policy.Kind) error {
+// checkDocument parses and compiles one document given to flag alone.
+// Compiling catches what parsing cannot, such as a NumericLessThan value
+// that is not a number.
+func checkDocument(data []byte, flag, file string, kind policy.Kind) error {
 	doc, err := policy.Parse(data, kind)
 	if err != nil {
 		var pe *policy.ParseError
 		if errors.As(err, &pe) {
-			return &inputerr.Error{Source: file, Field: pe.Path, Msg: pe.Msg}
+			return &inputerr.Error{Source: file, Field: pe.Path, Msg: fmt.Sprintf("%s (given to %s)", pe.Msg, flag)}
 		}
-		return &inputerr.Error{Source: file, Msg: err.Error()}
+		return &inputerr.Error{Source: file, Msg: fmt.Sprintf("%v (given to %s)", err, flag)}
 	}
 	var set policy.Set
 	set.Add(kind, policy.Named{Name: policyName(file), Document: doc})
 	if _, err := policy.Compile(set); err != nil {
-		return &inputerr.Error{Source: file, Msg: err.Error()}
+		return &inputerr.Error{Source: file, Msg: fmt.Sprintf("%v (given to %s)", err, flag)}
 	}
 	return nil
 }
