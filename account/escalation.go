@@ -119,7 +119,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				r.Statements = st
 			}
 			ans.Rows = append(ans.Rows, r)
-		case q.All:
+		case q.All || unknown(p, decision[i]):
 			ans.Rows = append(ans.Rows, a.row(p, decision[i]))
 		}
 	}
