@@ -199,10 +199,21 @@ func (m *Model) setBoundary(p *Principal, arn, via string) error {
 }
 
 func (m *Model) addUser(u *User) error {
+	p, err := m.userPrincipal(u)
+	if err != nil {
+		return err
+	}
+	m.add(p)
+	return nil
+}
+
+// userPrincipal compiles a user with its groups' policies; the escalation
+// graph also asks it for a user as it would be in one more group.
+func (m *Model) userPrincipal(u *User) (*Principal, error) {
 	via := "user " + u.Name
 	p := &Principal{ARN: u.ARN, Kind: KindUser, Name: u.Name, Caller: u.ARN, user: u, origins: map[string]Origin{}}
 	if err := m.inline(p, u.ARN, via, u.Inline); err != nil {
-		return err
+		return nil, err
 	}
 	for _, arn := range u.Attached {
 		m.attach(p, arn, via)
@@ -224,10 +235,9 @@ func (m *Model) addUser(u *User) error {
 		}
 	}
 	if err := m.setBoundary(p, u.Boundary, via); err != nil {
-		return err
+		return nil, err
 	}
-	m.add(p)
-	return nil
+	return p, nil
 }
 
 func (m *Model) addRole(r *Role) error {
