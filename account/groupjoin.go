@@ -3,6 +3,8 @@ package account
 import (
 	"fmt"
 	"sort"
+
+	"leash.dev/leash/policy"
 )
 
 // A user that may iam:AddUserToGroup itself into a group gains that group's
@@ -92,21 +94,29 @@ func (g *Graph) addMembers() {
 	})
 	g.joins = make(map[int32][]int32)
 	for i, names := range joins {
-		u := g.m.Principals[i].user
 		for _, name := range names {
-			withGroup := *u
-			withGroup.Groups = append(append([]string(nil), u.Groups...), name)
-			// The user's own policies compiled when the model was built,
-			// so they compile now too.
-			p, err := g.m.userPrincipal(&withGroup)
-			if err != nil {
-				continue
-			}
 			node := g.Admin + 1 + int32(len(g.members))
-			g.members = append(g.members, member{user: int32(i), group: name, p: p})
+			g.members = append(g.members, member{user: int32(i), group: name, p: g.m.withGroup(g.m.Principals[i], name)})
 			g.joins[int32(i)] = append(g.joins[int32(i)], node)
 		}
 	}
+}
+
+// withGroup is user p as a member of one more group: its policies (shared,
+// compiled once), the group's, and its boundary.
+func (m *Model) withGroup(p *Principal, name string) *Principal {
+	q := *p
+	q.identity = append([]*policy.Compiled(nil), p.identity...)
+	q.origins = make(map[string]Origin, len(p.origins)+2)
+	for k, v := range p.origins {
+		q.origins[k] = v
+	}
+	q.Incomplete = append([]string(nil), p.Incomplete...)
+	u := *p.user
+	u.Groups = append(append([]string(nil), p.user.Groups...), name)
+	q.user = &u
+	m.addGroup(&q, name)
+	return &q
 }
 
 // joinEdges is node i's edges to the member nodes of the groups it may

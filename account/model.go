@@ -199,45 +199,42 @@ func (m *Model) setBoundary(p *Principal, arn, via string) error {
 }
 
 func (m *Model) addUser(u *User) error {
-	p, err := m.userPrincipal(u)
-	if err != nil {
+	via := "user " + u.Name
+	p := &Principal{ARN: u.ARN, Kind: KindUser, Name: u.Name, Caller: u.ARN, user: u, origins: map[string]Origin{}}
+	if err := m.inline(p, u.ARN, via, u.Inline); err != nil {
+		return err
+	}
+	for _, arn := range u.Attached {
+		m.attach(p, arn, via)
+	}
+	for _, gname := range u.Groups {
+		m.addGroup(p, gname)
+	}
+	if err := m.setBoundary(p, u.Boundary, via); err != nil {
 		return err
 	}
 	m.add(p)
 	return nil
 }
 
-// userPrincipal compiles a user with its groups' policies; the escalation
-// graph also asks it for a user as it would be in one more group.
-func (m *Model) userPrincipal(u *User) (*Principal, error) {
-	via := "user " + u.Name
-	p := &Principal{ARN: u.ARN, Kind: KindUser, Name: u.Name, Caller: u.ARN, user: u, origins: map[string]Origin{}}
-	if err := m.inline(p, u.ARN, via, u.Inline); err != nil {
-		return nil, err
+// addGroup adds a group's inline and attached policies to user p, as
+// AWS does for a member; the escalation graph adds one more group this way
+// to a user that may join it.
+func (m *Model) addGroup(p *Principal, gname string) {
+	g, ok := m.Snapshot.Groups[gname]
+	if !ok {
+		p.Incomplete = append(p.Incomplete, fmt.Sprintf("group %s is not in the snapshot", gname))
+		return
 	}
-	for _, arn := range u.Attached {
-		m.attach(p, arn, via)
+	gvia := "group " + gname
+	cg := m.groups[gname]
+	for i, c := range cg.identity {
+		p.identity = append(p.identity, c)
+		p.origins[cg.names[i]] = Origin{Type: "inline", Policy: strings.TrimPrefix(cg.names[i], g.ARN+"#"), Via: gvia}
 	}
-	for _, gname := range u.Groups {
-		g, ok := m.Snapshot.Groups[gname]
-		if !ok {
-			p.Incomplete = append(p.Incomplete, fmt.Sprintf("group %s is not in the snapshot", gname))
-			continue
-		}
-		gvia := "group " + gname
-		cg := m.groups[gname]
-		for i, c := range cg.identity {
-			p.identity = append(p.identity, c)
-			p.origins[cg.names[i]] = Origin{Type: "inline", Policy: strings.TrimPrefix(cg.names[i], g.ARN+"#"), Via: gvia}
-		}
-		for _, arn := range g.Attached {
-			m.attach(p, arn, gvia)
-		}
+	for _, arn := range g.Attached {
+		m.attach(p, arn, gvia)
 	}
-	if err := m.setBoundary(p, u.Boundary, via); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 func (m *Model) addRole(r *Role) error {
