@@ -110,6 +110,13 @@ func (m *Model) Graph() *Graph {
 		if int32(i) == g.Admin {
 			return nil
 		}
+		if g.isMember(int32(i)) && !g.members[int32(i)-g.Admin-1].edges {
+			// Its user's own grants may still write the group it joins.
+			if e, ok := g.selfEdge(int32(i), g.asking(g.principal(int32(i)))); ok {
+				g.Out[i] = []Edge{e}
+			}
+			return nil
+		}
 		g.Out[i] = g.edgesFrom(int32(i))
 		// Writing the policies of a principal one can act as is any
 		// permission. A member node is the user itself: writing its

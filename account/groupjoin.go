@@ -25,6 +25,12 @@ type member struct {
 	user  int32  // the user's node
 	group string // the group's name
 	p     *Principal
+	// edges is false when the group's policies allow no action an edge
+	// is asked for: the member node's edges are then a subset of the
+	// user's (the group may only add denies) and it needs none of its own
+	// but the self edge, which the user's grants on the group it joins
+	// (iam:PutGroupPolicy) may give.
+	edges bool
 }
 
 // nodes is how many nodes the graph has: principals, Admin, member nodes.
@@ -93,10 +99,14 @@ func (g *Graph) addMembers() {
 		return nil
 	})
 	g.joins = make(map[int32][]int32)
+	edges := map[string]bool{}
 	for i, names := range joins {
 		for _, name := range names {
+			if _, ok := edges[name]; !ok {
+				edges[name] = g.groupAllowsEdges(name)
+			}
 			node := g.Admin + 1 + int32(len(g.members))
-			g.members = append(g.members, member{user: int32(i), group: name, p: g.m.withGroup(g.m.Principals[i], name)})
+			g.members = append(g.members, member{user: int32(i), group: name, p: g.m.withGroup(g.m.Principals[i], name), edges: edges[name]})
 			g.joins[int32(i)] = append(g.joins[int32(i)], node)
 		}
 	}
@@ -154,6 +164,33 @@ func (g *Graph) reachesAdmin(i int32) bool {
 	for _, e := range g.Out[i] {
 		if e.To == g.Admin {
 			return true
+		}
+	}
+	return false
+}
+
+// groupAllowsEdges reports whether any policy of the group may allow an
+// action the graph asks for an edge: the edges' own actions, the steps of
+// the service paths, changing one's own permissions or lifting a boundary.
+func (g *Graph) groupAllowsEdges(name string) bool {
+	var docs []*policy.Compiled
+	docs = append(docs, g.m.groups[name].identity...)
+	for _, arn := range g.m.Snapshot.Groups[name].Attached {
+		if c, ok := g.m.managed[arn]; ok {
+			docs = append(docs, c)
+		}
+	}
+	actions := append(append(append([]string(nil), edgeActions[:]...), selfActions...), boundaryActions[KindUser]...)
+	for _, sp := range g.paths {
+		for _, step := range sp.Steps {
+			actions = append(actions, step...)
+		}
+	}
+	for _, c := range docs {
+		for _, a := range actions {
+			if a != "" && c.MayAllow(a) {
+				return true
+			}
 		}
 	}
 	return false

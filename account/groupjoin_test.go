@@ -67,6 +67,8 @@ func TestWhoCanReachByJoiningAGroup(t *testing.T) {
 				acct + "user/joiner": strings.ReplaceAll(join, "%s", "readers") + " → as a member of group/readers, user/joiner is allowed s3:GetObject by " + readReports,
 				acct + "user/reader-joiner": `user/reader-joiner may iam:AddUserToGroup itself into group/readers (inline policy join-readers of user reader-joiner Statement[0] "JoinReaders") → ` +
 					"as a member of group/readers, user/reader-joiner is allowed s3:GetObject by " + readReports,
+				acct + "user/group-writer": `user/group-writer may iam:AddUserToGroup itself into group/readers (inline policy join-and-write of user group-writer Statement[0] "JoinReaders") → ` +
+					"as a member of group/readers, user/group-writer is allowed s3:GetObject by " + readReports,
 				// Its boundary allows s3:*, so AdministratorAccess gives it
 				// s3:GetObject, within the boundary.
 				acct + "user/bounded-joiner": `user/bounded-joiner may iam:AddUserToGroup itself into group/admins (inline policy join-admins of user bounded-joiner Statement[0] "JoinAdmins"; boundary arn:aws:iam::111122223333:policy/S3AndJoin Statement[0] "S3") → ` +
@@ -87,6 +89,10 @@ func TestWhoCanReachByJoiningAGroup(t *testing.T) {
 				acct + "user/joiner": strings.ReplaceAll(join, "%s", "admins") + " → as a member of group/admins, user/joiner is allowed iam:CreateUser by " + adminsPolicy,
 				acct + "user/ops-joiner": `user/ops-joiner may iam:AddUserToGroup itself into group/operators (inline policy join-operators of user ops-joiner Statement[0] "JoinOperators") → ` +
 					`as a member of group/operators, user/ops-joiner may sts:AssumeRole role/ops (trust: Statement[0]) → role/ops is allowed iam:CreateUser by inline policy create-users of role ops Statement[0] "CreateUsers"`,
+				// readers grants no edge action, but group-writer's own
+				// policy may write readers once it is in it.
+				acct + "user/group-writer": `user/group-writer may iam:AddUserToGroup itself into group/readers (inline policy join-and-write of user group-writer Statement[0] "JoinReaders") → ` +
+					`as a member of group/readers, user/group-writer may iam:PutGroupPolicy on group/readers (inline policy join-and-write of user group-writer Statement[1] "WriteReaders"): any permission`,
 			},
 		},
 	}
@@ -207,8 +213,20 @@ func TestMemberNodesOnlyForJoinableGroups(t *testing.T) {
 	for _, mb := range g.members {
 		got = append(got, m.Principals[mb.user].Name+"+"+mb.group)
 	}
-	want := "joiner+admins joiner+readers reader-joiner+readers bounded-joiner+admins ops-joiner+operators"
+	want := "joiner+admins joiner+readers reader-joiner+readers bounded-joiner+admins ops-joiner+operators group-writer+readers"
 	if strings.Join(got, " ") != want {
 		t.Errorf("member nodes %q, want %q", strings.Join(got, " "), want)
+	}
+	// readers allows no action an edge is asked for: its member nodes are
+	// asked only for the self edge, which group-writer's own grant gives.
+	for n, mb := range g.members {
+		node := g.Admin + 1 + int32(n)
+		name := m.Principals[mb.user].Name + "+" + mb.group
+		if wantEdges := mb.group != "readers"; mb.edges != wantEdges {
+			t.Errorf("%s: asked for every edge %v, want %v", name, mb.edges, wantEdges)
+		}
+		if name == "group-writer+readers" && (len(g.Out[node]) != 1 || g.Out[node][0].To != g.Admin) {
+			t.Errorf("%s: edges %v, want its self edge only", name, g.Out[node])
+		}
 	}
 }

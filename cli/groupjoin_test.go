@@ -38,7 +38,7 @@ func TestWhoCanEscalationThroughGroups(t *testing.T) {
 		}
 	}
 	sort.Strings(arns)
-	want := "role/ops user/ann user/joiner user/ops-joiner"
+	want := "role/ops user/ann user/group-writer user/joiner user/ops-joiner"
 	if strings.Join(arns, " ") != want {
 		t.Errorf("who-can iam:CreateUser --escalation lists %q, want %q (reader-joiner may join readers only; bounded-joiner's boundary allows s3 only)", strings.Join(arns, " "), want)
 	}
