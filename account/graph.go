@@ -129,6 +129,7 @@ func (m *Model) Graph() *Graph {
 		}
 		return nil
 	})
+	g.dropUserEdges()
 	g.in = make([][]int, len(g.Out))
 	for from, es := range g.Out {
 		for i, e := range es {

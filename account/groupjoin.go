@@ -195,3 +195,26 @@ func (g *Graph) groupAllowsEdges(name string) bool {
 	}
 	return false
 }
+
+// dropUserEdges removes from each member node the edges its user has too:
+// only the user reaches a member node, and its own edge is the shorter
+// path, so they add nothing but size.
+func (g *Graph) dropUserEdges() {
+	for n, mb := range g.members {
+		node := g.Admin + 1 + int32(n)
+		if len(g.Out[node]) == 0 {
+			continue
+		}
+		own := make(map[int32]bool, len(g.Out[mb.user]))
+		for _, e := range g.Out[mb.user] {
+			own[e.To] = true
+		}
+		kept := g.Out[node][:0]
+		for _, e := range g.Out[node] {
+			if !own[e.To] {
+				kept = append(kept, e)
+			}
+		}
+		g.Out[node] = kept
+	}
+}
