@@ -1,8 +1,6 @@
 package account
 
 import (
-	"sort"
-
 	"leash.dev/leash/policy"
 )
 
@@ -59,21 +57,26 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	// -1 at a target, and -2-q at Admin acting as principal q.
 	next := make([]int, g.nodes())
 	reached := make([]bool, g.nodes())
-	var queue []int32
+	// Of paths of one length, the one to a target that holds no more than
+	// it needs explains best: "joins readers" rather than "joins admins".
+	// The search takes targets without an edge to Admin first.
+	var queue, withAdmin []int32
 	for i := range decision {
 		if int32(i) == g.Admin {
 			continue
 		}
 		decision[i] = a.decide(g.principal(int32(i)))
-		if decision[i] == policy.Allowed {
-			reached[i], next[i] = true, -1
+		if decision[i] != policy.Allowed {
+			continue
+		}
+		reached[i], next[i] = true, -1
+		if g.reachesAdmin(int32(i)) {
+			withAdmin = append(withAdmin, int32(i))
+		} else {
 			queue = append(queue, int32(i))
 		}
 	}
-	// Of paths of one length, the one to a target that holds no more than
-	// it needs explains best: "joins readers" rather than "joins admins".
-	// The search takes targets without an edge to Admin first.
-	sort.SliceStable(queue, func(x, y int) bool { return !g.reachesAdmin(queue[x]) && g.reachesAdmin(queue[y]) })
+	queue = append(queue, withAdmin...)
 	if a.adminAllowed() {
 		reached[n], next[n] = true, -1
 		queue = append(queue, g.Admin)
