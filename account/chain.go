@@ -32,6 +32,11 @@ func (g *Graph) ChainFindings(from int32) []analyze.Finding {
 		if p.To != g.Admin && adminAt >= 0 && len(p.Steps) >= adminAt {
 			continue
 		}
+		// A member node is the principal itself in one more group: the
+		// paths through it say so, and it is no finding of its own.
+		if g.isMember(p.To) {
+			continue
+		}
 		first := p.Steps[0]
 		policyName, path := "", ""
 		for _, s := range first.Statements {
@@ -46,7 +51,7 @@ func (g *Graph) ChainFindings(from int32) []analyze.Finding {
 				continue
 			}
 			out = append(out, analyze.Finding{ID: ChainID, Severity: analyze.Critical, Policy: policyName, Path: path,
-				Message: fmt.Sprintf("reaches any permission in %d steps through other principals: %s", len(p.Steps), text),
+				Message: fmt.Sprintf("reaches any permission in %d steps through %s: %s", len(p.Steps), through(p.Steps), text),
 				Fix:     "break the chain at its first step: remove the permission it uses, or narrow the trust policy or the grant of the principal it reaches"})
 			continue
 		}
@@ -61,9 +66,24 @@ func (g *Graph) ChainFindings(from int32) []analyze.Finding {
 func chainText(steps []Step) string {
 	parts := make([]string, len(steps))
 	for i, s := range steps {
-		parts[i] = short(s.From) + " " + s.Text
+		parts[i] = s.actor() + " " + s.Text
 	}
 	return strings.Join(parts, " → ")
+}
+
+// through says what a path to any permission passes: other principals, and
+// the groups it joins.
+func through(steps []Step) string {
+	var groups []string
+	for _, s := range steps {
+		if s.ToGroup != "" {
+			groups = append(groups, short(s.ToGroup))
+		}
+	}
+	if len(groups) == 0 {
+		return "other principals"
+	}
+	return "other principals or by joining " + strings.Join(groups, ", ")
 }
 
 // Policies is a principal's policies as documents: its identity policies

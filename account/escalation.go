@@ -6,8 +6,14 @@ import (
 
 // Step is one edge of a path: From can act as To ("*": any permission).
 type Step struct {
-	From       string      `json:"from"`
-	To         string      `json:"to"`
+	From string `json:"from"`
+	// FromGroup is the ARN of the group From acts as a member of, after a
+	// step that joined it; "" for From as it is.
+	FromGroup string `json:"fromGroup,omitempty"`
+	To        string `json:"to"`
+	// ToGroup is the group To is a member of after this step, which joins
+	// it (iam:AddUserToGroup).
+	ToGroup    string      `json:"toGroup,omitempty"`
 	Action     string      `json:"action"`
 	Resource   string      `json:"resource"`
 	Statements []Statement `json:"statements,omitempty"`
@@ -44,19 +50,33 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	}
 	ans := &Answer{Action: q.Action, Resource: a.resource}
 	n := len(m.Principals)
-	decision := make([]policy.Decision, n)
+	// decision is each node's (Admin's is not asked): a member node that is
+	// allowed is a target, though never a row of its own.
+	decision := make([]policy.Decision, g.nodes())
 	// next is the edge toward the target (from<<32 | index in Out[from]),
 	// -1 at a target, and -2-q at Admin acting as principal q.
-	next := make([]int, n+1)
-	reached := make([]bool, n+1)
-	var queue []int32
-	for i, p := range m.Principals {
-		decision[i] = a.decide(p)
-		if decision[i] == policy.Allowed {
-			reached[i], next[i] = true, -1
+	next := make([]int, g.nodes())
+	reached := make([]bool, g.nodes())
+	// Of paths of one length, the one to a target that holds no more than
+	// it needs explains best: "joins readers" rather than "joins admins".
+	// The search takes targets without an edge to Admin first.
+	var queue, withAdmin []int32
+	for i := range decision {
+		if int32(i) == g.Admin {
+			continue
+		}
+		decision[i] = a.decide(g.principal(int32(i)))
+		if decision[i] != policy.Allowed {
+			continue
+		}
+		reached[i], next[i] = true, -1
+		if g.reachesAdmin(int32(i)) {
+			withAdmin = append(withAdmin, int32(i))
+		} else {
 			queue = append(queue, int32(i))
 		}
 	}
+	queue = append(queue, withAdmin...)
 	if a.adminAllowed() {
 		reached[n], next[n] = true, -1
 		queue = append(queue, g.Admin)
@@ -110,10 +130,10 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				r.Path = append(r.Path, describe(next[at]))
 				at = int(e.To)
 			}
-			if at < n {
+			if int32(at) != g.Admin {
 				st, ok := targets[at]
 				if !ok {
-					st = a.row(m.Principals[at], policy.Allowed).Statements
+					st = a.row(g.principal(int32(at)), policy.Allowed).Statements
 					targets[at] = st
 				}
 				r.Statements = st
@@ -136,9 +156,8 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 // Reachable is every principal (and Admin) p reaches, with the shortest path
 // to each, nearest first. It answers `leash check`'s chain findings.
 func (g *Graph) Reachable(from int32) []Path {
-	n := len(g.m.Principals)
-	prev := make([]int, n+1)
-	seen := make([]bool, n+1)
+	prev := make([]int, g.nodes())
+	seen := make([]bool, g.nodes())
 	seen[from] = true
 	queue := []int32{from}
 	var order []int32
@@ -167,7 +186,7 @@ func (g *Graph) Reachable(from int32) []Path {
 	return out
 }
 
-// Path is a shortest path to a principal, or to Admin.
+// Path is a shortest path to a principal, to Admin, or to a member node.
 type Path struct {
 	To    int32
 	Steps []Step

@@ -22,6 +22,7 @@ const (
 	edgePassRole                     // iam:PassRole to a service path's service
 	edgeSelf                         // changes its own permissions: to Admin
 	edgeWriteThrough                 // writes the policies of a principal it acts as: to Admin
+	edgeJoin                         // iam:AddUserToGroup itself: to its member node
 )
 
 var edgeActions = [...]string{
@@ -45,7 +46,8 @@ type Edge struct {
 }
 
 // Graph is who can act as whom in the account. Node len(Principals) is
-// Admin: any permission the organization's policies leave.
+// Admin: any permission the organization's policies leave; the nodes after
+// it are member nodes (groupjoin.go).
 type Graph struct {
 	m     *Model
 	Admin int32
@@ -57,6 +59,11 @@ type Graph struct {
 	trusting map[string][]int32
 	// namedBy lists, by ARN, the roles whose trust policies name it.
 	namedBy map[string][]int32
+	// members are the member nodes, from node Admin+1 on; joins lists each
+	// user's.
+	members    []member
+	joins      map[int32][]int32
+	groupNames []string
 }
 
 // selfActions change the principal's own permissions; the resource each is
@@ -65,7 +72,6 @@ var selfActions = []string{
 	"iam:PutUserPolicy", "iam:AttachUserPolicy", // own user
 	"iam:PutRolePolicy", "iam:AttachRolePolicy", // own role
 	"iam:PutGroupPolicy", "iam:AttachGroupPolicy", // a group it is in
-	"iam:AddUserToGroup",                                     // itself into any group
 	"iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion", // a customer managed policy attached to it
 }
 
@@ -80,8 +86,8 @@ var boundaryActions = map[Kind][]string{
 // principals that may allow it are asked, per target, by the engine.
 func (m *Model) Graph() *Graph {
 	n := len(m.Principals)
-	g := &Graph{m: m, Admin: int32(n), Out: make([][]Edge, n+1), paths: analyze.ServicePaths(), cat: catalog.Default(),
-		trusting: map[string][]int32{}, namedBy: map[string][]int32{}}
+	g := &Graph{m: m, Admin: int32(n), paths: analyze.ServicePaths(), cat: catalog.Default(),
+		trusting: map[string][]int32{}, namedBy: map[string][]int32{}, groupNames: sortedGroupNames(m.Snapshot)}
 	for i, p := range m.Principals {
 		if p.Kind != KindRole || p.role.Trust == nil {
 			continue
@@ -98,19 +104,33 @@ func (m *Model) Graph() *Graph {
 	for _, sp := range g.paths {
 		g.rolesTrusting(sp.Service) // fills the cache before the workers read it
 	}
-	_ = parallel(n, func(i int) error {
+	g.addMembers()
+	g.Out = make([][]Edge, n+1+len(g.members))
+	_ = parallel(len(g.Out), func(i int) error {
+		if int32(i) == g.Admin {
+			return nil
+		}
+		if g.isMember(int32(i)) && !g.members[int32(i)-g.Admin-1].edges {
+			// Its user's own grants may still write the group it joins.
+			if e, ok := g.selfEdge(int32(i), g.asking(g.principal(int32(i)))); ok {
+				g.Out[i] = []Edge{e}
+			}
+			return nil
+		}
 		g.Out[i] = g.edgesFrom(int32(i))
 		// Writing the policies of a principal one can act as is any
-		// permission.
+		// permission. A member node is the user itself: writing its
+		// policies is the user's self edge.
 		for _, e := range g.Out[i] {
-			if e.To != g.Admin && g.mayWrite(int32(i), e.To) {
+			if e.To != g.Admin && !g.isMember(e.To) && g.mayWrite(int32(i), e.To) {
 				g.Out[i] = append(g.Out[i], Edge{From: int32(i), To: g.Admin, kind: edgeWriteThrough, aux: e.To})
 				break
 			}
 		}
 		return nil
 	})
-	g.in = make([][]int, n+1)
+	g.dropUserEdges()
+	g.in = make([][]int, len(g.Out))
 	for from, es := range g.Out {
 		for i, e := range es {
 			g.in[e.To] = append(g.in[e.To], from<<32|i)
@@ -160,8 +180,10 @@ func (a *asking) may(action, resource string, res *policy.Compiled) bool {
 
 func (g *Graph) edgesFrom(i int32) []Edge {
 	m := g.m
-	p := m.Principals[i]
+	p := g.principal(i)
 	a := g.asking(p)
+	// self is the node's own principal, which it needs no edge to.
+	self := g.self(i)
 	// A principal that can give itself any permission can act as anyone:
 	// its one edge is to Admin, which reaches every principal.
 	if e, ok := g.selfEdge(i, a); ok {
@@ -185,13 +207,13 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 	}
 	for j := range candidates {
 		q := m.Principals[j]
-		if j != i && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
+		if j != self && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
 			out = append(out, Edge{From: i, To: j, kind: edgeAssume})
 		}
 	}
 	if p.mayAllow("iam:UpdateAssumeRolePolicy") {
 		for j, q := range m.Principals {
-			if int32(j) != i && q.Kind == KindRole && a.may("iam:UpdateAssumeRolePolicy", q.ARN, nil) {
+			if int32(j) != self && q.Kind == KindRole && a.may("iam:UpdateAssumeRolePolicy", q.ARN, nil) {
 				out = append(out, Edge{From: i, To: int32(j), kind: edgeUpdateTrust})
 			}
 		}
@@ -201,7 +223,7 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 			continue
 		}
 		for j, q := range m.Principals {
-			if int32(j) != i && q.Kind == KindUser && a.may(edgeActions[k], q.ARN, nil) {
+			if int32(j) != self && q.Kind == KindUser && a.may(edgeActions[k], q.ARN, nil) {
 				out = append(out, Edge{From: i, To: int32(j), kind: k})
 			}
 		}
@@ -209,6 +231,7 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 	if p.mayAllow("iam:PassRole") {
 		out = g.passEdges(i, a, out)
 	}
+	out = append(out, g.joinEdges(i)...)
 	sort.Slice(out, func(x, y int) bool {
 		return out[x].To < out[y].To || out[x].To == out[y].To && out[x].kind < out[y].kind
 	})
@@ -231,7 +254,8 @@ func dedupe(es []Edge) []Edge {
 // passEdges adds an edge to each role p may pass to a service that trusts
 // it, where p may also take every other step of the service's path.
 func (g *Graph) passEdges(i int32, a *asking, out []Edge) []Edge {
-	p := g.m.Principals[i]
+	p := g.principal(i)
+	self := g.self(i)
 	for pi, sp := range g.paths {
 		if !g.stepsAllowed(p, sp) {
 			continue
@@ -239,7 +263,7 @@ func (g *Graph) passEdges(i int32, a *asking, out []Edge) []Edge {
 		a.r.Context.Set("iam:PassedToService", sp.Service)
 		for _, j := range g.rolesTrusting(sp.Service) {
 			q := g.m.Principals[j]
-			if j != i && a.may("iam:PassRole", q.ARN, nil) {
+			if j != self && a.may("iam:PassRole", q.ARN, nil) {
 				out = append(out, Edge{From: i, To: j, kind: edgePassRole, aux: int32(pi)})
 			}
 		}
@@ -343,18 +367,14 @@ func (g *Graph) selfTargets(p *Principal) map[string][]string {
 	case KindUser:
 		t["iam:PutUserPolicy"] = []string{p.ARN}
 		t["iam:AttachUserPolicy"] = []string{p.ARN}
-		var own, all []string
+		var own []string
 		for _, name := range p.user.Groups {
 			if gr, ok := g.m.Snapshot.Groups[name]; ok {
 				own = append(own, gr.ARN)
 			}
 		}
-		for _, name := range sortedKeys(g.m.Snapshot.Groups) {
-			all = append(all, g.m.Snapshot.Groups[name].ARN)
-		}
 		t["iam:PutGroupPolicy"] = own
 		t["iam:AttachGroupPolicy"] = own
-		t["iam:AddUserToGroup"] = all
 	case KindRole:
 		t["iam:PutRolePolicy"] = []string{p.ARN}
 		t["iam:AttachRolePolicy"] = []string{p.ARN}
@@ -365,7 +385,7 @@ func (g *Graph) selfTargets(p *Principal) map[string][]string {
 // selfEdge is an edge to Admin when p may change its own permissions and
 // no boundary keeps the change from counting (or p may lift its boundary).
 func (g *Graph) selfEdge(i int32, ask *asking) (Edge, bool) {
-	p := g.m.Principals[i]
+	p := g.principal(i)
 	if p.Kind == KindSession {
 		return Edge{}, false
 	}
@@ -398,7 +418,7 @@ func (g *Graph) selfEdge(i int32, ask *asking) (Edge, bool) {
 // mayWrite reports whether p may put or attach a policy on q, or write a
 // customer managed policy attached to q.
 func (g *Graph) mayWrite(i, j int32) bool {
-	p, q := g.m.Principals[i], g.m.Principals[j]
+	p, q := g.principal(i), g.m.Principals[j]
 	var actions []string
 	switch q.Kind {
 	case KindUser:
@@ -417,8 +437,8 @@ func (g *Graph) mayWrite(i, j int32) bool {
 // describe is the text of one step and its deciding statements.
 func (g *Graph) describe(e Edge) Step {
 	m := g.m
-	from := m.Principals[e.From]
-	s := Step{From: from.ARN}
+	from := g.principal(e.From)
+	s := Step{From: from.ARN, FromGroup: g.groupOf(e.From)}
 	explain := func(action, resource string, res *policy.Compiled, ctx map[string][]string) []Statement {
 		r := m.policies(from, res).Explain(m.request(from, action, resource, ctx))
 		return statements(from, r.Statements)
@@ -426,9 +446,11 @@ func (g *Graph) describe(e Edge) Step {
 	if e.To == g.Admin {
 		s.To = AnyPermission
 	} else {
-		s.To = m.Principals[e.To].ARN
+		s.To = g.principal(e.To).ARN
 	}
 	switch e.kind {
+	case edgeJoin:
+		return g.describeJoin(e, s, func(action, resource string) []Statement { return explain(action, resource, nil, nil) })
 	case edgeAssume:
 		q := m.Principals[e.To]
 		s.Action, s.Resource = "sts:AssumeRole", q.ARN

@@ -208,26 +208,33 @@ func (m *Model) addUser(u *User) error {
 		m.attach(p, arn, via)
 	}
 	for _, gname := range u.Groups {
-		g, ok := m.Snapshot.Groups[gname]
-		if !ok {
-			p.Incomplete = append(p.Incomplete, fmt.Sprintf("group %s is not in the snapshot", gname))
-			continue
-		}
-		gvia := "group " + gname
-		cg := m.groups[gname]
-		for i, c := range cg.identity {
-			p.identity = append(p.identity, c)
-			p.origins[cg.names[i]] = Origin{Type: "inline", Policy: strings.TrimPrefix(cg.names[i], g.ARN+"#"), Via: gvia}
-		}
-		for _, arn := range g.Attached {
-			m.attach(p, arn, gvia)
-		}
+		m.addGroup(p, gname)
 	}
 	if err := m.setBoundary(p, u.Boundary, via); err != nil {
 		return err
 	}
 	m.add(p)
 	return nil
+}
+
+// addGroup adds a group's inline and attached policies to user p, as
+// AWS does for a member; the escalation graph adds one more group this way
+// to a user that may join it.
+func (m *Model) addGroup(p *Principal, gname string) {
+	g, ok := m.Snapshot.Groups[gname]
+	if !ok {
+		p.Incomplete = append(p.Incomplete, fmt.Sprintf("group %s is not in the snapshot", gname))
+		return
+	}
+	gvia := "group " + gname
+	cg := m.groups[gname]
+	for i, c := range cg.identity {
+		p.identity = append(p.identity, c)
+		p.origins[cg.names[i]] = Origin{Type: "inline", Policy: strings.TrimPrefix(cg.names[i], g.ARN+"#"), Via: gvia}
+	}
+	for _, arn := range g.Attached {
+		m.attach(p, arn, gvia)
+	}
 }
 
 func (m *Model) addRole(r *Role) error {

@@ -52,16 +52,36 @@ func PathText(r Row, action string) string {
 			parts = append(parts, s.Text)
 			continue
 		}
-		parts = append(parts, short(s.From)+" "+s.Text)
+		parts = append(parts, s.actor()+" "+s.Text)
 	}
 	if last := r.Path[len(r.Path)-1]; last.To != AnyPermission {
 		names := make([]string, len(r.Statements))
 		for i, s := range r.Statements {
 			names[i] = s.Name()
 		}
-		parts = append(parts, fmt.Sprintf("%s is allowed %s by %s", short(last.To), action, strings.Join(names, "; ")))
+		parts = append(parts, fmt.Sprintf("%s is allowed %s by %s", asMember(last.To, last.ToGroup), action, strings.Join(names, "; ")))
 	}
 	return strings.Join(parts, " → ")
+}
+
+// actor is who takes the step: "user/u", or "as a member of group/g,
+// user/u" after a step that joined the group.
+func (s Step) actor() string { return asMember(s.From, s.FromGroup) }
+
+func asMember(arn, group string) string {
+	if group == "" {
+		return short(arn)
+	}
+	return "as a member of " + short(group) + ", " + short(arn)
+}
+
+// dotNode is a step end's Graphviz node: the principal, or the principal
+// as a member of a group it joins (a node of its own, labelled so).
+func dotNode(arn, group string) (id, label string) {
+	if group == "" {
+		return arn, short(arn)
+	}
+	return arn + " as a member of " + group, short(arn) + " as a member of " + short(group)
 }
 
 // short is user/alice or role/a for an IAM ARN, the ARN's resource part
@@ -99,12 +119,11 @@ func WriteDot(w io.Writer, a *Answer) error {
 	b.WriteString("digraph whocan {\n  rankdir=LR;\n  node [shape=box];\n")
 	target := fmt.Sprintf("%s on %s", a.Action, a.Resource)
 	fmt.Fprintf(&b, "  %s [shape=doubleoctagon];\n", quoteDot(target))
-	nodes := map[string]bool{}
+	// nodes holds each node's label, by ID.
+	nodes := map[string]string{}
 	edges := map[string]bool{}
-	node := func(id string) {
-		if !nodes[id] {
-			nodes[id] = true
-		}
+	node := func(id, label string) {
+		nodes[id] = label
 	}
 	edge := func(from, to, label string) {
 		edges[fmt.Sprintf("  %s -> %s [label=%s];\n", quoteDot(from), quoteDot(to), quoteDot(label))] = true
@@ -113,24 +132,32 @@ func WriteDot(w io.Writer, a *Answer) error {
 		if r.Decision != "Allowed" && len(r.Path) == 0 {
 			continue
 		}
-		node(r.ARN)
+		node(r.ARN, short(r.ARN))
 		for _, s := range r.Path {
-			to := s.To
-			if to == AnyPermission {
-				to = "any permission"
+			from, _ := dotNode(s.From, s.FromGroup)
+			if s.From == AnyPermission {
+				from = "any permission"
 			}
-			node(to)
-			edge(s.From, to, s.Action)
+			to, label := dotNode(s.To, s.ToGroup)
+			if s.To == AnyPermission {
+				to, label = "any permission", "any permission"
+			}
+			node(to, label)
+			edge(from, to, s.Action)
 			if s.To == AnyPermission {
 				edge(to, target, "")
 			}
+		}
+		if last := len(r.Path) - 1; last >= 0 && r.Path[last].ToGroup != "" {
+			to, _ := dotNode(r.Path[last].To, r.Path[last].ToGroup)
+			edge(to, target, "allowed")
 		}
 		if len(r.Path) == 0 {
 			edge(r.ARN, target, "allowed")
 		}
 	}
 	for _, id := range sortedKeys(nodes) {
-		fmt.Fprintf(&b, "  %s [label=%s];\n", quoteDot(id), quoteDot(short(id)))
+		fmt.Fprintf(&b, "  %s [label=%s];\n", quoteDot(id), quoteDot(nodes[id]))
 	}
 	keys := sortedKeys(edges)
 	sort.Strings(keys)
