@@ -165,12 +165,14 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	var set policy.Set
 	var err error
 	for i, n := range c.IdentityPolicies {
-		p := fmt.Sprintf("identityPolicies[%d]", i)
 		e := cache.get(n.Document, policy.Identity)
 		if e.err != nil {
-			return none, policy.Set{}, fail(p+".document", e.err)
+			return none, policy.Set{}, fail(fmt.Sprintf("identityPolicies[%d].document", i), e.err)
 		}
-		name := nameOr(n.Name, fmt.Sprintf("identity-%d", i+1))
+		name := n.Name
+		if name == "" {
+			name = fmt.Sprintf("identity-%d", i+1)
+		}
 		set.Identity = append(set.Identity, policy.Named{Name: name, Document: e.doc})
 		asm.identity(e, name)
 	}
@@ -217,12 +219,14 @@ func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Ki
 		var docs []policy.Named
 		var compiled []*policy.Compiled
 		for i, n := range level {
-			p := fmt.Sprintf("%s[%d][%d]", field, li, i)
 			e := cache.get(n.Document, kind)
 			if e.err != nil {
-				return nil, fail(p+".document", e.err)
+				return nil, fail(fmt.Sprintf("%s[%d][%d].document", field, li, i), e.err)
 			}
-			name := nameOr(n.Name, fmt.Sprintf("%s-%d-%d", field, li, i+1))
+			name := n.Name
+			if name == "" {
+				name = fmt.Sprintf("%s-%d-%d", field, li, i+1)
+			}
 			docs = append(docs, policy.Named{Name: name, Document: e.doc})
 			if asm != nil {
 				compiled = append(compiled, asm.use(e, name))
@@ -267,6 +271,10 @@ func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("context key name is empty")
 	}
+	if s, ok := plainScalar(raw); ok {
+		ctx.Set(key, s)
+		return nil
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -305,6 +313,25 @@ func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 	}
 	ctx.Set(key, s)
 	return nil
+}
+
+// plainScalar reads the common context value without a decoder: true,
+// false, or a string of printable ASCII without escapes, which decodes to
+// its own bytes. Anything else goes to setContext's decoder.
+func plainScalar(raw json.RawMessage) (string, bool) {
+	switch string(raw) {
+	case "true", "false":
+		return string(raw), true
+	}
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
 }
 
 func validARN(s string) bool {

@@ -109,6 +109,10 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 					p = prepare(j.c, source, cache)
 				}
 				j.o = p.decide(source)
+				if output == OutputJSON {
+					// A failure here shows again when the writer renders.
+					j.rendered, _ = renderJSON(&j.o)
+				}
 				close(j.done)
 			}
 		}()
@@ -117,8 +121,10 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	// Stage 3, here, writes them.
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	var out outcomeWriter = &tableWriter{w: w, explain: o.Explain}
+	var jw *jsonWriter
 	if output == OutputJSON {
-		out = &jsonWriter{w: w}
+		jw = &jsonWriter{w: w}
+		out = jw
 	}
 	var n, bad, denied int
 	var firstBad string
@@ -166,7 +172,13 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		default:
 			denied++
 		}
-		if err := out.write(&d.o); err != nil {
+		var err error
+		if d.rendered != nil {
+			err = jw.element(d.rendered)
+		} else {
+			err = out.write(&d.o)
+		}
+		if err != nil {
 			return fmt.Errorf("write the answers: %w", err)
 		}
 	}
@@ -199,13 +211,15 @@ const (
 )
 
 // job is one request of a stream between the reader, a worker and the
-// writer. The worker sets o and then closes done; err, set by the reader,
-// ends the stream instead (io.EOF after the last request).
+// writer. The worker sets o (and for JSON output, rendered: o as the
+// writer writes it) and then closes done; err, set by the reader, ends the
+// stream instead (io.EOF after the last request).
 type job struct {
-	c    *Case
-	err  error
-	o    Outcome
-	done chan struct{}
+	c        *Case
+	err      error
+	o        Outcome
+	rendered []byte
+	done     chan struct{}
 }
 
 // workers is how many goroutines decide requests: one a core.
