@@ -16,11 +16,10 @@ import (
 // stream answers the requests of --request one at a time: each is read,
 // decided and written without waiting for the next, so that memory stays
 // the same for any number of requests, and a policy document repeated
-// across requests is parsed once (docCache). Reading and parsing, compiling
-// and deciding, and writing run as three stages of a pipeline, each on its
-// own goroutine, so that a machine with several cores parses the next
-// request while it decides this one; a few requests are in flight at once,
-// in input order.
+// across requests is parsed and compiled once (docCache). Reading, deciding
+// (on one worker a core) and writing run on their own goroutines, so that
+// every core decides; a few hundred requests are in flight at once, and the
+// answers go out in input order.
 //
 // What is wrong with the input as a whole (an unreadable file, input that is
 // not JSON requests, no requests at all) is reported before anything is
