@@ -59,6 +59,24 @@ func inField(err error, field string) error {
 // and booleans in conditions) and rejecting what AWS rejects, with the JSON
 // path of the first problem.
 func Parse(data []byte, kind Kind) (*Document, error) {
+	raw, ok := decodeSimple(data)
+	if !ok {
+		var err error
+		if raw, err = decodeJSON(data); err != nil {
+			return nil, err
+		}
+	}
+	doc, err := FromJSON(raw, kind)
+	if err != nil {
+		return nil, err
+	}
+	doc.Size = nonSpaceLen(data)
+	return doc, nil
+}
+
+// decodeJSON decodes a document with encoding/json, for what decodeSimple
+// does not take: it decides what is valid and words the errors.
+func decodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
@@ -68,12 +86,7 @@ func Parse(data []byte, kind Kind) (*Document, error) {
 	if dec.More() {
 		return nil, &ParseError{Statement: -1, Msg: "not valid JSON: unexpected data after the document"}
 	}
-	doc, err := FromJSON(raw, kind)
-	if err != nil {
-		return nil, err
-	}
-	doc.Size = nonSpaceLen(data)
-	return doc, nil
+	return raw, nil
 }
 
 // FromJSON builds a document of the given kind from a decoded JSON value (as

@@ -10,31 +10,30 @@ import (
 
 func TestDocCache(t *testing.T) {
 	allow := json.RawMessage(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}`)
-	t.Run("the same bytes are parsed once and shared", func(t *testing.T) {
+	t.Run("the same bytes are parsed and compiled once and shared", func(t *testing.T) {
 		c := newDocCache(4)
-		a, err := c.parse(allow, policy.Identity)
-		if err != nil {
-			t.Fatal(err)
+		a := c.get(allow, policy.Identity)
+		if a.err != nil || a.compiled == nil {
+			t.Fatalf("error %v, compiled %v: want a compiled document", a.err, a.compiled)
 		}
-		b, _ := c.parse(append(json.RawMessage(nil), allow...), policy.Identity)
-		if a != b {
-			t.Error("the second parse of the same bytes made a new document")
+		b := c.get(append(json.RawMessage(nil), allow...), policy.Identity)
+		if a.compiled != b.compiled {
+			t.Error("the second use of the same bytes compiled a new document")
 		}
 	})
 	t.Run("the same bytes as another kind are checked as that kind", func(t *testing.T) {
 		c := newDocCache(4)
-		if _, err := c.parse(allow, policy.Identity); err != nil {
-			t.Fatal(err)
+		if e := c.get(allow, policy.Identity); e.err != nil {
+			t.Fatal(e.err)
 		}
-		if _, err := c.parse(allow, policy.Resource); err == nil {
+		if e := c.get(allow, policy.Resource); e.err == nil {
 			t.Error("an identity policy without Principal was accepted as a resource policy from the cache")
 		}
 	})
 	t.Run("errors are kept with their document", func(t *testing.T) {
 		c := newDocCache(4)
 		bad := json.RawMessage(`{"Statement": [{"Effect": "allow ", "Action": "*", "Resource": "*"}]}`)
-		_, err1 := c.parse(bad, policy.Identity)
-		_, err2 := c.parse(bad, policy.Identity)
+		err1, err2 := c.get(bad, policy.Identity).err, c.get(bad, policy.Identity).err
 		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 			t.Errorf("errors %v and %v, want the same error twice", err1, err2)
 		}
@@ -44,18 +43,18 @@ func TestDocCache(t *testing.T) {
 		doc := func(i int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
 		}
-		first, _ := c.parse(doc(0), policy.Identity)
+		first := c.get(doc(0), policy.Identity)
 		for i := 1; i < 3; i++ {
-			_, _ = c.parse(doc(i), policy.Identity)
+			c.get(doc(i), policy.Identity)
 		}
-		_, _ = c.parse(doc(0), policy.Identity) // 0 is now the most recently used
+		c.get(doc(0), policy.Identity) // 0 is now the most recently used
 		for i := 3; i < 10; i++ {
-			_, _ = c.parse(doc(i), policy.Identity)
+			c.get(doc(i), policy.Identity)
 			if c.order.Len() > 3 || len(c.byKind[policy.Identity]) > 3 {
 				t.Fatalf("the cache holds %d documents, more than its 3", c.order.Len())
 			}
 		}
-		again, _ := c.parse(doc(0), policy.Identity)
+		again := c.get(doc(0), policy.Identity)
 		if again == first {
 			t.Error("document 0 outlived seven newer ones in a cache of 3")
 		}

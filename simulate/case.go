@@ -97,7 +97,7 @@ func (c *Case) Compile(source, path string) (*Compiled, error) {
 // compile is Compile with the path found only when an error needs it, and
 // documents taken from cache when not nil.
 func (c *Case) compile(source string, where func() string, cache *docCache) (*Compiled, error) {
-	req, set, err := c.resolve(source, where, cache)
+	req, set, err := c.resolve(source, where, cache, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +114,9 @@ func compileSet(req policy.Request, set policy.Set, source string, where func() 
 }
 
 // resolve checks the request's fields, builds its context and parses its
-// policies: everything up to compiling them.
-func (c *Case) resolve(source string, where func() string, cache *docCache) (policy.Request, policy.Set, error) {
+// policies: everything up to compiling them. When asm is not nil, it gathers
+// the documents compiled by the cache.
+func (c *Case) resolve(source string, where func() string, cache *docCache, asm *assembly) (policy.Request, policy.Set, error) {
 	var none policy.Request
 	at := func(p string) string {
 		path := where()
@@ -164,26 +165,37 @@ func (c *Case) resolve(source string, where func() string, cache *docCache) (pol
 	var set policy.Set
 	var err error
 	for i, n := range c.IdentityPolicies {
-		p := fmt.Sprintf("identityPolicies[%d]", i)
-		doc, err := cache.parse(n.Document, policy.Identity)
-		if err != nil {
-			return none, policy.Set{}, fail(p+".document", err)
+		e := cache.get(n.Document, policy.Identity)
+		if e.err != nil {
+			return none, policy.Set{}, fail(fmt.Sprintf("identityPolicies[%d].document", i), e.err)
 		}
-		set.Identity = append(set.Identity, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("identity-%d", i+1)), Document: doc})
+		name := n.Name
+		if name == "" {
+			name = fmt.Sprintf("identity-%d", i+1)
+		}
+		set.Identity = append(set.Identity, policy.Named{Name: name, Document: e.doc})
+		asm.identity(e, name)
 	}
-	if set.ResourcePolicy, err = cache.optional(c.ResourcePolicy, nameOr(c.ResourcePolicyName, "resource-policy"), resourceKind(c.Action, c.Resource)); err != nil {
+	var e *docEntry
+	name := nameOr(c.ResourcePolicyName, "resource-policy")
+	if set.ResourcePolicy, e, err = cache.optional(c.ResourcePolicy, name, resourceKind(c.Action, c.Resource)); err != nil {
 		return none, policy.Set{}, fail("resourcePolicy", err)
 	}
-	if set.Boundary, err = cache.optional(c.PermissionsBoundary, nameOr(c.BoundaryName, "permissions-boundary"), policy.Boundary); err != nil {
+	asm.single(policy.Resource, e, name)
+	name = nameOr(c.BoundaryName, "permissions-boundary")
+	if set.Boundary, e, err = cache.optional(c.PermissionsBoundary, name, policy.Boundary); err != nil {
 		return none, policy.Set{}, fail("permissionsBoundary", err)
 	}
-	if set.Session, err = cache.optional(c.SessionPolicy, nameOr(c.SessionPolicyName, "session-policy"), policy.Session); err != nil {
+	asm.single(policy.Boundary, e, name)
+	name = nameOr(c.SessionPolicyName, "session-policy")
+	if set.Session, e, err = cache.optional(c.SessionPolicy, name, policy.Session); err != nil {
 		return none, policy.Set{}, fail("sessionPolicy", err)
 	}
-	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, fail); err != nil {
+	asm.single(policy.Session, e, name)
+	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, fail, asm); err != nil {
 		return none, policy.Set{}, err
 	}
-	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, fail); err != nil {
+	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, fail, asm); err != nil {
 		return none, policy.Set{}, err
 	}
 	return req, set, nil
@@ -201,32 +213,42 @@ func resourceKind(action, resource string) policy.Kind {
 	return policy.Resource
 }
 
-func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error) ([][]policy.Named, error) {
+func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error, asm *assembly) ([][]policy.Named, error) {
 	var out [][]policy.Named
 	for li, level := range in {
 		var docs []policy.Named
+		var compiled []*policy.Compiled
 		for i, n := range level {
-			p := fmt.Sprintf("%s[%d][%d]", field, li, i)
-			doc, err := cache.parse(n.Document, kind)
-			if err != nil {
-				return nil, fail(p+".document", err)
+			e := cache.get(n.Document, kind)
+			if e.err != nil {
+				return nil, fail(fmt.Sprintf("%s[%d][%d].document", field, li, i), e.err)
 			}
-			docs = append(docs, policy.Named{Name: nameOr(n.Name, fmt.Sprintf("%s-%d-%d", field, li, i+1)), Document: doc})
+			name := n.Name
+			if name == "" {
+				name = fmt.Sprintf("%s-%d-%d", field, li, i+1)
+			}
+			docs = append(docs, policy.Named{Name: name, Document: e.doc})
+			if asm != nil {
+				compiled = append(compiled, asm.use(e, name))
+			}
 		}
 		out = append(out, docs)
+		asm.level(kind, compiled)
 	}
 	return out, nil
 }
 
-func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, error) {
+// optional parses a single document that may be absent: then it returns
+// nils.
+func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, *docEntry, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	doc, err := cache.parse(raw, kind)
-	if err != nil {
-		return nil, err
+	e := cache.get(raw, kind)
+	if e.err != nil {
+		return nil, nil, e.err
 	}
-	return &policy.Named{Name: name, Document: doc}, nil
+	return &policy.Named{Name: name, Document: e.doc}, e, nil
 }
 
 func parseDoc(raw json.RawMessage, kind policy.Kind) (*policy.Document, error) {
@@ -248,6 +270,10 @@ func nameOr(name, def string) string {
 func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("context key name is empty")
+	}
+	if s, ok := plainScalar(raw); ok {
+		ctx.Set(key, s)
+		return nil
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -287,6 +313,25 @@ func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 	}
 	ctx.Set(key, s)
 	return nil
+}
+
+// plainScalar reads the common context value without a decoder: true,
+// false, or a string of printable ASCII without escapes, which decodes to
+// its own bytes. Anything else goes to setContext's decoder.
+func plainScalar(raw json.RawMessage) (string, bool) {
+	switch string(raw) {
+	case "true", "false":
+		return string(raw), true
+	}
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
 }
 
 func validARN(s string) bool {

@@ -131,26 +131,41 @@ type outcomeWriter interface {
 // jsonWriter writes the array of WriteJSON element by element: the same
 // bytes as encoding the whole array at once.
 type jsonWriter struct {
-	w   io.Writer
-	n   int
-	buf bytes.Buffer
-	enc *json.Encoder
+	w io.Writer
+	n int
 }
 
 func (j *jsonWriter) write(o *Outcome) error {
-	if j.enc == nil {
-		j.enc = json.NewEncoder(&j.buf)
-		j.enc.SetIndent("  ", "  ")
-		// ARNs and messages read better without \u003c-style escapes.
-		j.enc.SetEscapeHTML(false)
+	b, err := renderJSON(o)
+	if err != nil {
+		return err
 	}
-	j.buf.Reset()
+	return j.element(b)
+}
+
+// element writes an outcome rendered by renderJSON, which a stream's
+// workers do so that the writer only copies bytes.
+func (j *jsonWriter) element(b []byte) error {
+	sep := ",\n  "
 	if j.n == 0 {
-		j.buf.WriteString("[\n  ")
-	} else {
-		j.buf.WriteString(",\n  ")
+		sep = "[\n  "
 	}
 	j.n++
+	if _, err := io.WriteString(j.w, sep); err != nil {
+		return err
+	}
+	_, err := j.w.Write(b)
+	return err
+}
+
+// renderJSON returns o as an element of WriteJSON's array, indented as there,
+// without the separator before it.
+func renderJSON(o *Outcome) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ")
+	// ARNs and messages read better without \u003c-style escapes.
+	enc.SetEscapeHTML(false)
 	e := *o
 	if e.Statements == nil {
 		e.Statements = []policy.StatementRef{}
@@ -158,12 +173,11 @@ func (j *jsonWriter) write(o *Outcome) error {
 	if e.Reasons == nil {
 		e.Reasons = []policy.Reason{}
 	}
-	if err := j.enc.Encode(&e); err != nil {
-		return err
+	if err := enc.Encode(&e); err != nil {
+		return nil, err
 	}
-	j.buf.Truncate(j.buf.Len() - 1) // Encode's newline; the separator follows
-	_, err := j.w.Write(j.buf.Bytes())
-	return err
+	b := buf.Bytes()
+	return b[:len(b)-1], nil // Encode's newline; the separator follows
 }
 
 func (j *jsonWriter) close() error {

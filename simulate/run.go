@@ -52,6 +52,7 @@ type pending struct {
 	c   *Case
 	req policy.Request
 	set policy.Set
+	asm assembly
 	err error
 	// late is a case whose errors may need to know what follows it (the
 	// first object of JSON Lines, see Reader): the reading goroutine cannot
@@ -60,8 +61,9 @@ type pending struct {
 }
 
 func prepare(c *Case, source string, cache *docCache) pending {
-	req, set, err := c.resolve(source, c.where, cache)
-	return pending{c: c, req: req, set: set, err: err}
+	p := pending{c: c}
+	p.req, p.set, p.err = c.resolve(source, c.where, cache, &p.asm)
+	return p
 }
 
 // decide answers the case: one that cannot be compiled gets an Outcome with
@@ -71,6 +73,17 @@ func (p *pending) decide(source string) Outcome {
 		*p = prepare(p.c, source, nil)
 	}
 	err := p.err
+	if err == nil {
+		// Documents compiled by the cache are assembled; when one did not
+		// compile, the case is parsed again without the cache (which keeps
+		// no parsed documents that compiled) and compiling its Set words
+		// the error.
+		if policies, ok := p.asm.policies(); ok {
+			c := Compiled{Request: p.req, Policies: policies}
+			return c.outcome()
+		}
+		p.req, p.set, err = p.c.resolve(source, p.c.where, nil, nil)
+	}
 	if err == nil {
 		var compiled *Compiled
 		if compiled, err = compileSet(p.req, p.set, source, p.c.where); err == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -15,11 +16,10 @@ import (
 // stream answers the requests of --request one at a time: each is read,
 // decided and written without waiting for the next, so that memory stays
 // the same for any number of requests, and a policy document repeated
-// across requests is parsed once (docCache). Reading and parsing, compiling
-// and deciding, and writing run as three stages of a pipeline, each on its
-// own goroutine, so that a machine with several cores parses the next
-// request while it decides this one; a few requests are in flight at once,
-// in input order.
+// across requests is parsed and compiled once (docCache). Reading, deciding
+// (on one worker a core) and writing run on their own goroutines, so that
+// every core decides; a few hundred requests are in flight at once, and the
+// answers go out in input order.
 //
 // What is wrong with the input as a whole (an unreadable file, input that is
 // not JSON requests, no requests at all) is reported before anything is
@@ -55,31 +55,43 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(streamGCPercent))
 	}
-
-	// Stage 1 reads requests and parses their policies, with the one
-	// document cache of the run; its last item carries io.EOF or the
-	// error that ended the reading.
-	type read struct {
-		p   pending
-		err error
+	// The binary takes about 55 MiB before the first request, and that
+	// pace alone lets the heap reach 50 MiB when the cache of compiled
+	// documents is full: a soft limit makes the collector run sooner only
+	// then (measured peak RSS about 84 MiB, for the same CPU time), unless
+	// GOMEMLIMIT says otherwise.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(streamMemoryLimit))
 	}
+
+	// The reader (one goroutine) reads requests; workers (one a core)
+	// parse, compile and decide them, sharing the run's document cache;
+	// the writer (here) takes the answers in input order. Each request
+	// read is a job, queued for the workers and, in the same order, for
+	// the writer, which waits for each job's answer in turn. The queue's
+	// bound keeps the requests in flight, and so memory, the same for any
+	// batch; the last job carries io.EOF or the error that ended the
+	// reading, and no worker sees it.
 	stop := make(chan struct{})
 	defer close(stop)
-	cases := make(chan read, pipelineDepth)
+	jobs := make(chan *job, pipelineDepth)
+	queue := make(chan *job, queueDepth)
+	cache := newDocCache(docCacheSize)
 	go func() {
-		defer close(cases)
-		cache := newDocCache(docCacheSize)
+		defer close(jobs)
+		defer close(queue)
 		for {
 			c, err := r.Next()
-			item := read{err: err}
-			switch {
-			case err == nil && c.locate != nil:
-				item.p = pending{c: c, late: true}
-			case err == nil:
-				item.p = prepare(c, source, cache)
+			j := &job{c: c, err: err, done: make(chan struct{})}
+			if err == nil {
+				select {
+				case jobs <- j:
+				case <-stop:
+					return
+				}
 			}
 			select {
-			case cases <- item:
+			case queue <- j:
 			case <-stop:
 				return
 			}
@@ -88,39 +100,37 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 			}
 		}
 	}()
-	// Stage 2 compiles the policies and decides.
-	type decided struct {
-		o   Outcome
-		err error
+	for range workers() {
+		go func() {
+			for j := range jobs {
+				p := pending{c: j.c, late: j.c.locate != nil}
+				if !p.late {
+					p = prepare(j.c, source, cache)
+				}
+				j.o = p.decide(source)
+				if output == OutputJSON {
+					// A failure here shows again when the writer renders.
+					j.rendered, _ = renderJSON(&j.o)
+				}
+				close(j.done)
+			}
+		}()
 	}
-	outcomes := make(chan decided, pipelineDepth)
-	go func() {
-		defer close(outcomes)
-		for item := range cases {
-			d := decided{err: item.err}
-			if item.err == nil {
-				d.o = item.p.decide(source)
-			}
-			select {
-			case outcomes <- d:
-			case <-stop:
-				return
-			}
-		}
-	}()
 
 	// Stage 3, here, writes them.
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	var out outcomeWriter = &tableWriter{w: w, explain: o.Explain}
+	var jw *jsonWriter
 	if output == OutputJSON {
-		out = &jsonWriter{w: w}
+		jw = &jsonWriter{w: w}
+		out = jw
 	}
 	var n, bad, denied int
 	var firstBad string
 	for {
-		var d decided
+		var d *job
 		select {
-		case d = <-outcomes:
+		case d = <-queue:
 		default:
 			// Before waiting for input, every answer decided so far goes
 			// out, so that a caller feeding requests one at a time gets
@@ -128,7 +138,17 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 			if err := w.Flush(); err != nil {
 				return fmt.Errorf("write the answers: %w", err)
 			}
-			d = <-outcomes
+			d = <-queue
+		}
+		if d.err == nil {
+			select {
+			case <-d.done:
+			default:
+				if err := w.Flush(); err != nil {
+					return fmt.Errorf("write the answers: %w", err)
+				}
+				<-d.done
+			}
 		}
 		if d.err == io.EOF {
 			break
@@ -151,7 +171,13 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		default:
 			denied++
 		}
-		if err := out.write(&d.o); err != nil {
+		var err error
+		if d.rendered != nil {
+			err = jw.element(d.rendered)
+		} else {
+			err = out.write(&d.o)
+		}
+		if err != nil {
 			return fmt.Errorf("write the answers: %w", err)
 		}
 	}
@@ -174,10 +200,35 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	return nil
 }
 
-// pipelineDepth is how many requests may wait between two stages: enough
-// to keep the stages busy, few enough that memory does not grow with the
-// batch.
-const pipelineDepth = 64
+// pipelineDepth is how many requests read may wait for a worker, and
+// queueDepth how many may be in flight between the reader and the writer:
+// enough to keep the workers busy while one request is slow, few enough
+// that memory does not grow with the batch.
+const (
+	pipelineDepth = 64
+	queueDepth    = 128
+)
+
+// job is one request of a stream between the reader, a worker and the
+// writer. The worker sets o (and for JSON output, rendered: o as the
+// writer writes it) and then closes done; err, set by the reader, ends the
+// stream instead (io.EOF after the last request).
+type job struct {
+	c        *Case
+	err      error
+	o        Outcome
+	rendered []byte
+	done     chan struct{}
+}
+
+// workers is how many goroutines decide requests: one a core.
+func workers() int {
+	return max(1, runtime.GOMAXPROCS(0))
+}
 
 // streamGCPercent is the GOGC of a stream: see stream.
 const streamGCPercent = 300
+
+// streamMemoryLimit is the soft memory limit of a stream, in bytes: see
+// stream.
+const streamMemoryLimit = 48 << 20
