@@ -35,24 +35,18 @@ func decodeSplit(data []byte) (page, bool) {
 		if !ok {
 			return p, false
 		}
+		var job func(i int) error
 		switch key {
 		case "UserDetailList":
-			list := make([]userDetail, len(elems))
-			p.UserDetailList = &list
-			jobs, counts = append(jobs, func(i int) error { return gojson.Unmarshal(elems[i], &list[i]) }), append(counts, len(elems))
+			p.UserDetailList, job = decodeList[userDetail](elems)
 		case "GroupDetailList":
-			list := make([]groupDetail, len(elems))
-			p.GroupDetailList = &list
-			jobs, counts = append(jobs, func(i int) error { return gojson.Unmarshal(elems[i], &list[i]) }), append(counts, len(elems))
+			p.GroupDetailList, job = decodeList[groupDetail](elems)
 		case "RoleDetailList":
-			list := make([]roleDetail, len(elems))
-			p.RoleDetailList = &list
-			jobs, counts = append(jobs, func(i int) error { return gojson.Unmarshal(elems[i], &list[i]) }), append(counts, len(elems))
+			p.RoleDetailList, job = decodeList[roleDetail](elems)
 		case "Policies":
-			list := make([]policyDetail, len(elems))
-			p.Policies = &list
-			jobs, counts = append(jobs, func(i int) error { return gojson.Unmarshal(elems[i], &list[i]) }), append(counts, len(elems))
+			p.Policies, job = decodeList[policyDetail](elems)
 		}
+		jobs, counts = append(jobs, job), append(counts, len(elems))
 	}
 	// One job list over every element of every list, so that both cores
 	// stay busy whatever the lists' sizes.
@@ -70,6 +64,13 @@ func decodeSplit(data []byte) (page, bool) {
 		return nil
 	})
 	return p, err == nil
+}
+
+// decodeList returns a list for the elements and the job that decodes
+// element i into it.
+func decodeList[T any](elems [][]byte) (*[]T, func(i int) error) {
+	list := make([]T, len(elems))
+	return &list, func(i int) error { return gojson.Unmarshal(elems[i], &list[i]) }
 }
 
 // objectFields returns the raw value of each top-level key of a JSON object

@@ -260,16 +260,8 @@ func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 			return in, &inputerr.Error{Msg: "give policy files or folders to check, or a principal to read from IAM with --user NAME or --role NAME"}
 		}
 	}
-	if len(o.files) > 0 {
-		named, err := loadPolicies(o.files)
-		if err != nil {
-			return in, err
-		}
-		for _, n := range named {
-			in.identity = append(in.identity, policy.Named{Name: n.Name, Document: n.Doc})
-			file, _, _ := strings.Cut(n.Name, "#") // a CredentialsRequest is named file#namespace/name
-			in.sources[n.Name] = file
-		}
+	if err := in.addFiles(o.files); err != nil {
+		return in, err
 	}
 	if err := loadCaps(o, &in); err != nil {
 		return in, err
@@ -280,6 +272,24 @@ func loadCheckInput(ctx context.Context, o checkOptions) (checkInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// addFiles adds the policies of the files and folders given as arguments
+// to the principal's identity policies.
+func (in *checkInput) addFiles(files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	named, err := loadPolicies(files)
+	if err != nil {
+		return err
+	}
+	for _, n := range named {
+		in.identity = append(in.identity, policy.Named{Name: n.Name, Document: n.Doc})
+		file, _, _ := strings.Cut(n.Name, "#") // a CredentialsRequest is named file#namespace/name
+		in.sources[n.Name] = file
+	}
+	return nil
 }
 
 // loadPrincipal reads a user's or role's policies from IAM into in.

@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"leash.dev/leash/account"
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/policy"
 )
 
 // accountCheck is the snapshot `leash check --account` reviews a principal
@@ -69,16 +67,8 @@ func loadAccountInput(o checkOptions) (checkInput, error) {
 	for _, n := range identity {
 		in.sources[n.Name] = iamSource(n.Name, p.ARN)
 	}
-	if len(o.files) > 0 {
-		named, err := loadPolicies(o.files)
-		if err != nil {
-			return in, err
-		}
-		for _, n := range named {
-			in.identity = append(in.identity, policy.Named{Name: n.Name, Document: n.Doc})
-			file, _, _ := strings.Cut(n.Name, "#")
-			in.sources[n.Name] = file
-		}
+	if err := in.addFiles(o.files); err != nil {
+		return in, err
 	}
 	node, _ := m.Index(p.ARN)
 	in.account = &accountCheck{model: m, node: node}
