@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+
+	gojson "github.com/goccy/go-json"
 
 	"leash.dev/leash/internal/inputerr"
 )
@@ -17,10 +20,13 @@ import (
 // as a Case whose Compile fails, and reading goes on; JSON that is not well
 // formed ends the reading, since no decoder can tell where the next request
 // starts.
+//
+// Reading is split in two so that a stream decodes on every core: next
+// only finds each request's bytes (one goroutine must, in input order), and
+// decode, which may run anywhere, makes the Case of them.
 type Reader struct {
 	source string
-	dec    *json.Decoder
-	lines  *lineCounter
+	s      splitter
 	array  bool
 	n      int // requests read
 	done   bool
@@ -29,41 +35,34 @@ type Reader struct {
 	alone chan bool
 }
 
+// request is one request's bytes as read, before decoding.
+type request struct {
+	data      []byte
+	n         int  // its number in the input, from 1
+	line      int  // the line of its first byte
+	truncated bool // the input ended inside it
+	path      string
+	locate    func() string
+}
+
 // NewReader checks that in starts like requests (an array or an object) and
 // returns a Reader over them.
 func NewReader(in io.Reader, source string) (*Reader, error) {
-	br := bufio.NewReader(in)
-	skipped := 0 // newlines before the first value
-	for {
-		b, err := br.ReadByte()
-		if err == io.EOF {
-			return nil, &inputerr.Error{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
-		}
-		if err != nil {
-			return nil, &inputerr.Error{Source: source, Msg: "cannot read: " + err.Error()}
-		}
-		switch b {
-		case ' ', '\t', '\r':
-			continue
-		case '\n':
-			skipped++
-			continue
-		}
-		_ = br.UnreadByte()
-		if b != '[' && b != '{' {
-			return nil, &inputerr.Error{Source: source, Msg: fmt.Sprintf(
-				"not valid JSON requests: starts with %q; give a request object, an array of them, or JSON Lines", b)}
-		}
-		break
+	r := &Reader{source: source, s: splitter{br: bufio.NewReaderSize(in, 64<<10), line: 1}}
+	c, err := r.s.peek()
+	if err == io.EOF {
+		return nil, &inputerr.Error{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}
 	}
-	lines := &lineCounter{r: br, counted: skipped}
-	r := &Reader{source: source, dec: json.NewDecoder(lines), lines: lines}
-	r.dec.DisallowUnknownFields()
-	if first, _ := br.Peek(1); first[0] == '[' {
+	if err != nil {
+		return nil, r.syntax(err)
+	}
+	if c != '[' && c != '{' {
+		return nil, &inputerr.Error{Source: source, Msg: fmt.Sprintf(
+			"not valid JSON requests: starts with %q; give a request object, an array of them, or JSON Lines", c)}
+	}
+	if c == '[' {
 		r.array = true
-		if _, err := r.dec.Token(); err != nil {
-			return nil, r.syntax(err)
-		}
+		r.s.skip()
 	}
 	return r, nil
 }
@@ -71,129 +70,175 @@ func NewReader(in io.Reader, source string) (*Reader, error) {
 // Next returns the next request, or io.EOF after the last. Any other error
 // is input that cannot be read further, an *inputerr.Error.
 func (r *Reader) Next() (*Case, error) {
+	req, err := r.next()
+	if err != nil {
+		return nil, err
+	}
+	return req.decode(r.source)
+}
+
+// next finds the bytes of the next request, or io.EOF after the last.
+func (r *Reader) next() (*request, error) {
 	if r.done {
 		return nil, io.EOF
 	}
-	more := r.dec.More()
-	if r.alone != nil {
-		r.alone <- !more
-		r.alone = nil
-	}
-	if !more {
-		return nil, r.end()
-	}
-	i := r.n
-	r.n++
-	c := new(Case)
-	err := r.dec.Decode(c)
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	c, err := r.s.peek()
+	if err != nil && err != io.EOF {
 		r.done = true
 		return nil, r.syntax(err)
 	}
 	if r.array {
-		c.path = fmt.Sprintf("[%d]", i)
-	} else {
-		line := fmt.Sprintf("line %d", r.lines.before(r.dec.InputOffset()))
-		if i == 0 {
-			// A lone object's errors need no line. Whether it is alone is
-			// known only when the next Next looks on; an error waits for
-			// that, an answer does not, lest a caller feeding one request
-			// at a time wait for its own next request.
-			alone := make(chan bool, 1)
-			r.alone = alone
-			c.locate = func() string {
-				if <-alone {
-					return ""
-				}
-				return line
+		if err == io.EOF {
+			r.done = true
+			return nil, r.syntax(io.ErrUnexpectedEOF)
+		}
+		if c == ']' {
+			r.s.skip()
+			return nil, r.end()
+		}
+		if r.n > 0 {
+			r.n++
+			if c != ',' {
+				r.done = true
+				return nil, r.syntax(errors.New("expected comma after array element"))
 			}
-		} else {
-			c.path = line
+			r.s.skip()
+			if c, err = r.s.peek(); err != nil {
+				r.done = true
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, r.syntax(err)
+			}
+			r.n--
+		}
+	} else {
+		more := err == nil && c != ']' && c != '}'
+		if r.alone != nil {
+			r.alone <- !more
+			r.alone = nil
+		}
+		if !more {
+			return nil, r.end()
 		}
 	}
-	if err != nil {
-		// The fields read are kept to name the request in the output.
-		c.bad = "not a request object: " + err.Error() +
-			" (fields: principal, action, resource, resourceAccount, context, identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps, sessionPolicy)"
+	r.n++
+	if !isValueStart(c) {
+		r.done = true
+		return nil, r.syntax(fmt.Errorf("invalid character %s looking for beginning of value", quoteChar(c)))
 	}
+	req := &request{n: r.n, line: r.s.line}
+	req.data, req.truncated, err = r.s.value()
+	if err != nil {
+		r.done = true
+		return nil, r.syntax(err)
+	}
+	if r.array {
+		req.path = "[" + strconv.Itoa(r.n-1) + "]"
+		return req, nil
+	}
+	line := "line " + strconv.Itoa(r.s.line)
+	if r.n > 1 {
+		req.path = line
+		return req, nil
+	}
+	// A lone object's errors need no line. Whether it is alone is known
+	// only when the next call looks on; an error waits for that, an
+	// answer does not, lest a caller feeding one request at a time wait
+	// for its own next request.
+	alone := make(chan bool, 1)
+	r.alone = alone
+	req.locate = func() string {
+		if <-alone {
+			return ""
+		}
+		return line
+	}
+	return req, nil
+}
+
+// end checks that nothing follows the last request.
+func (r *Reader) end() error {
+	r.done = true
+	c, err := r.s.peek()
+	switch {
+	case err == io.EOF:
+		return io.EOF
+	case err != nil:
+		return r.syntax(err)
+	case isValueStart(c):
+		return r.syntax(errors.New("unexpected data after the requests"))
+	}
+	return r.syntax(fmt.Errorf("invalid character %s looking for beginning of value", quoteChar(c)))
+}
+
+// syntax reports JSON that is not well formed where the reader stands, or
+// input that could not be read.
+func (r *Reader) syntax(err error) error {
+	if rerr, ok := readFailed(err); ok {
+		return &inputerr.Error{Source: r.source, Msg: "cannot read: " + rerr.Error()}
+	}
+	return notJSON(r.source, r.n, r.s.line, err)
+}
+
+// notJSON is the error for JSON that is not well formed at line, in the
+// n-th request (0: before the first).
+func notJSON(source string, n, line int, err error) error {
+	field := ""
+	if n > 0 {
+		field = "request " + strconv.Itoa(n)
+	}
+	return &inputerr.Error{Source: source, Field: field, Msg: fmt.Sprintf(
+		"not valid JSON at line %d: %v", line, err)}
+}
+
+// decode makes the Case of a request's bytes. A request that is JSON but
+// not a request object is a Case that says why; JSON that is not well
+// formed is an error, which ends the reading.
+//
+// github.com/goccy/go-json decodes a request in about half the time of
+// encoding/json; when it refuses one, encoding/json decodes it again, for
+// the messages the contract has always given.
+func (req *request) decode(source string) (*Case, error) {
+	c := new(Case)
+	if req.truncated || fastDecode(req.data, c) != nil {
+		*c = Case{}
+		dec := json.NewDecoder(bytes.NewReader(req.data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(c)
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax):
+			at := min(max(int(syntax.Offset)-1, 0), len(req.data))
+			return nil, notJSON(source, req.n, req.line+bytes.Count(req.data[:at], []byte{'\n'}), err)
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return nil, notJSON(source, req.n, req.line+bytes.Count(req.data, []byte{'\n'}), io.ErrUnexpectedEOF)
+		case err != nil:
+			// The fields read are kept to name the request in the output.
+			c.bad = "not a request object: " + err.Error() +
+				" (fields: principal, action, resource, resourceAccount, context, identityPolicies, resourcePolicy, permissionsBoundary, scps, rcps, sessionPolicy)"
+		}
+	}
+	c.path, c.locate = req.path, req.locate
 	return c, nil
 }
 
-// end checks what follows the last request: the closing bracket of an
-// array, then nothing.
-func (r *Reader) end() error {
-	r.done = true
-	if r.array {
-		if _, err := r.dec.Token(); err != nil {
-			return r.syntax(err)
-		}
-	}
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("unexpected data after the requests")
-		}
-		return r.syntax(err)
-	}
-	return io.EOF
+// fastDecode decodes data into c with github.com/goccy/go-json, refusing
+// unknown fields as encoding/json is told to.
+func fastDecode(data []byte, c *Case) error {
+	dec := gojson.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(c)
 }
 
-// syntax reports JSON that is not well formed, at the request it broke.
-func (r *Reader) syntax(err error) error {
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
+// quoteChar formats c as encoding/json's syntax errors do.
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
 	}
-	var rerr *readError
-	if errors.As(err, &rerr) {
-		return &inputerr.Error{Source: r.source, Msg: "cannot read: " + rerr.err.Error()}
+	if c == '"' {
+		return `'"'`
 	}
-	field := fmt.Sprintf("request %d", r.n)
-	if r.n == 0 {
-		field = ""
-	}
-	return &inputerr.Error{Source: r.source, Field: field, Msg: fmt.Sprintf(
-		"not valid JSON at line %d: %v", r.lines.before(r.dec.InputOffset()), err)}
-}
-
-// lineCounter passes reads through, remembering where the newlines are so
-// that a request can be named by its line without keeping the input.
-type lineCounter struct {
-	r       io.Reader
-	off     int64   // bytes read so far
-	nl      []int64 // offsets of newlines not yet counted
-	counted int     // newlines before the last offset asked for
-}
-
-// readError marks a failure of the underlying reader, as against bad JSON.
-type readError struct{ err error }
-
-func (e *readError) Error() string { return e.err.Error() }
-
-func (l *lineCounter) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for i := 0; i < n; {
-		j := bytes.IndexByte(p[i:n], '\n')
-		if j < 0 {
-			break
-		}
-		l.nl = append(l.nl, l.off+int64(i+j))
-		i += j + 1
-	}
-	l.off += int64(n)
-	if err != nil && err != io.EOF {
-		err = &readError{err}
-	}
-	return n, err
-}
-
-// before returns the line number (from 1) of the byte just before end.
-// Offsets asked for never go back, so counted newlines are dropped.
-func (l *lineCounter) before(end int64) int {
-	i := 0
-	for i < len(l.nl) && l.nl[i] < end-1 {
-		i++
-	}
-	l.counted += i
-	l.nl = l.nl[i:]
-	return l.counted + 1
+	s := strconv.Quote(string(c))
+	return "'" + s[1:len(s)-1] + "'"
 }

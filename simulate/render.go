@@ -163,7 +163,6 @@ func (j *jsonWriter) element(b []byte) error {
 func renderJSON(o *Outcome) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetIndent("  ", "  ")
 	// ARNs and messages read better without \u003c-style escapes.
 	enc.SetEscapeHTML(false)
 	e := *o
@@ -177,7 +176,8 @@ func renderJSON(o *Outcome) ([]byte, error) {
 		return nil, err
 	}
 	b := buf.Bytes()
-	return b[:len(b)-1], nil // Encode's newline; the separator follows
+	b = b[:len(b)-1] // Encode's newline; the separator follows
+	return appendIndented(make([]byte, 0, 2*len(b)), b, "  ", "  "), nil
 }
 
 func (j *jsonWriter) close() error {

@@ -64,8 +64,8 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(streamMemoryLimit))
 	}
 
-	// The reader (one goroutine) reads requests; workers (one a core)
-	// parse, compile and decide them, sharing the run's document cache;
+	// The reader (one goroutine) finds each request's bytes; workers (one
+	// a core) decode, parse, compile and decide them, sharing the run's document cache;
 	// the writer (here) takes the answers in input order. Each request
 	// read is a job, queued for the workers and, in the same order, for
 	// the writer, which waits for each job's answer in turn. The queue's
@@ -81,8 +81,8 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		defer close(jobs)
 		defer close(queue)
 		for {
-			c, err := r.Next()
-			j := &job{c: c, err: err, done: make(chan struct{})}
+			req, err := r.next()
+			j := &job{req: req, err: err, done: make(chan struct{})}
 			if err == nil {
 				select {
 				case jobs <- j:
@@ -103,9 +103,16 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	for range workers() {
 		go func() {
 			for j := range jobs {
-				p := pending{c: j.c, late: j.c.locate != nil}
+				c, err := j.req.decode(source)
+				j.req = nil
+				if err != nil {
+					j.broken = err
+					close(j.done)
+					continue
+				}
+				p := pending{c: c, late: c.locate != nil}
 				if !p.late {
-					p = prepare(j.c, source, cache)
+					p = prepare(c, source, cache)
 				}
 				j.o = p.decide(source)
 				if output == OutputJSON {
@@ -149,6 +156,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 				}
 				<-d.done
 			}
+			d.err = d.broken
 		}
 		if d.err == io.EOF {
 			break
@@ -211,11 +219,13 @@ const (
 
 // job is one request of a stream between the reader, a worker and the
 // writer. The worker sets o (and for JSON output, rendered: o as the
-// writer writes it) and then closes done; err, set by the reader, ends the
-// stream instead (io.EOF after the last request).
+// writer writes it), or broken when the request is not well-formed JSON,
+// and then closes done; err, set by the reader, ends the stream instead
+// (io.EOF after the last request), as broken does at its request.
 type job struct {
-	c        *Case
+	req      *request
 	err      error
+	broken   error // set by the worker: the request is not well-formed JSON
 	o        Outcome
 	rendered []byte
 	done     chan struct{}

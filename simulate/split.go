@@ -1,0 +1,177 @@
+package simulate
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// splitter finds the bytes of one top-level JSON value after another in a
+// stream, counting lines as it goes, without decoding them: decoding is the
+// costly part, and it runs on the workers, on every core. It follows
+// strings (with their escapes) and the nesting of objects and arrays only
+// as far as needed to find where a value ends; whether the value is well
+// formed is for the decoder to say. A value ends early at a raw control
+// character inside a string, which no JSON string holds, so that a string
+// left open does not swallow the rest of the input.
+type splitter struct {
+	br   *bufio.Reader
+	line int // line (from 1) of the next byte
+}
+
+// errSplitRead marks a failure of the underlying reader, as against bad JSON.
+type errSplitRead struct{ err error }
+
+func (e *errSplitRead) Error() string { return e.err.Error() }
+
+// peek returns the next byte without consuming it, skipping whitespace
+// first; io.EOF at the end of the input.
+func (s *splitter) peek() (byte, error) {
+	for {
+		buf, err := s.br.Peek(1)
+		if len(buf) == 0 {
+			if err == io.EOF {
+				return 0, io.EOF
+			}
+			return 0, &errSplitRead{err}
+		}
+		chunk, _ := s.br.Peek(s.br.Buffered())
+		for i, c := range chunk {
+			switch c {
+			case '\n':
+				s.line++
+			case ' ', '\t', '\r':
+			default:
+				_, _ = s.br.Discard(i)
+				return c, nil
+			}
+		}
+		_, _ = s.br.Discard(len(chunk))
+	}
+}
+
+// skip consumes the byte peek returned.
+func (s *splitter) skip() { _, _ = s.br.Discard(1) }
+
+// value returns the bytes of the value that starts at the next byte (peek
+// has skipped the whitespace before it), and whether the input ended inside
+// it. The bytes are the caller's to keep.
+func (s *splitter) value() (data []byte, truncated bool, err error) {
+	var (
+		depth    int
+		inString bool
+		escape   bool
+		scalar   bool
+		started  bool
+	)
+	for {
+		buf, perr := s.br.Peek(1)
+		if len(buf) == 0 {
+			if perr == io.EOF {
+				// A number or literal ends at the end of the input.
+				return data, !scalar, nil
+			}
+			return nil, false, &errSplitRead{perr}
+		}
+		chunk, _ := s.br.Peek(s.br.Buffered())
+		i := 0
+		if !started {
+			started = true
+			switch chunk[0] {
+			case '{', '[':
+				depth = 1
+			case '"':
+				inString = true
+			default:
+				scalar = true
+			}
+			i = 1
+		}
+		end := -1
+		if scalar {
+			for ; i < len(chunk); i++ {
+				if isDelimiter(chunk[i]) {
+					end = i
+					break
+				}
+			}
+		} else {
+		scan:
+			for ; i < len(chunk); i++ {
+				c := chunk[i]
+				if inString {
+					switch {
+					case escape:
+						escape = false
+					case c == '\\':
+						escape = true
+					case c == '"':
+						inString = false
+						if depth == 0 {
+							end = i + 1
+							break scan
+						}
+					case c < 0x20:
+						if c == '\n' {
+							s.line++
+						}
+						end = i + 1
+						break scan
+					}
+					continue
+				}
+				switch c {
+				case '"':
+					inString = true
+				case '{', '[':
+					depth++
+				case '}', ']':
+					depth--
+					if depth == 0 {
+						end = i + 1
+						break scan
+					}
+				case '\n':
+					s.line++
+				}
+			}
+		}
+		if end >= 0 {
+			data = append(data, chunk[:end]...)
+			_, _ = s.br.Discard(end)
+			return data, false, nil
+		}
+		if data == nil {
+			data = make([]byte, 0, 2*len(chunk))
+		}
+		data = append(data, chunk...)
+		_, _ = s.br.Discard(len(chunk))
+	}
+}
+
+// isDelimiter reports whether c ends a number or a literal.
+func isDelimiter(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', ',', ']', '}', '[', '{', '"', ':':
+		return true
+	}
+	return false
+}
+
+// isValueStart reports whether c can begin a JSON value.
+func isValueStart(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return c >= '0' && c <= '9'
+}
+
+// readFailed reports whether err is a failure to read, not bad JSON.
+func readFailed(err error) (error, bool) {
+	var rerr *errSplitRead
+	if errors.As(err, &rerr) {
+		return rerr.err, true
+	}
+	return nil, false
+}
