@@ -2,7 +2,6 @@ package account
 
 import (
 	"sort"
-	"strings"
 
 	"leash.dev/leash/policy"
 )
@@ -88,26 +87,19 @@ func (m *Model) asker(q Question) (*asker, error) {
 	if a.resource == "" {
 		a.resource = "*"
 	}
+	kind := policy.ResourcePolicyKind(q.Action, a.resource)
 	if q.ResourcePolicy != nil {
-		kind := policy.Resource
-		if isAssumeRole(q.Action) {
-			kind = policy.Trust
-		}
 		c, err := policy.CompileOne(*q.ResourcePolicy, kind)
 		if err != nil {
 			return nil, err
 		}
 		a.resPolicy = c
-	} else if isAssumeRole(q.Action) {
+	} else if kind == policy.Trust {
 		if i, ok := m.byARN[a.resource]; ok && m.Principals[i].Kind == KindRole {
 			a.resPolicy = m.Principals[i].trust
 		}
 	}
 	return a, nil
-}
-
-func isAssumeRole(action string) bool {
-	return len(action) >= len("sts:AssumeRole") && strings.EqualFold(action[:len("sts:AssumeRole")], "sts:AssumeRole")
 }
 
 // request builds a request for p with the question's context and p's own

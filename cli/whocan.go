@@ -156,10 +156,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 		return err
 	}
 	if o.resourcePolicy != "" {
-		kind := policy.Resource
-		if strings.HasPrefix(strings.ToLower(action), "sts:assumerole") {
-			kind = policy.Trust
-		}
+		kind := policy.ResourcePolicyKind(action, resource)
 		if q.ResourcePolicy, err = simulate.ReadPolicy("--resource-policy", o.resourcePolicy, kind); err != nil {
 			return err
 		}

@@ -3,6 +3,8 @@
 // explanations of each decision. It does no I/O.
 package policy
 
+import "strings"
+
 // Versions of the policy language. Policy variables exist only in Version2012.
 const (
 	Version2012 = "2012-10-17"
@@ -47,6 +49,22 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return "unknown"
+}
+
+// ResourcePolicyKind is the kind of the resource's own policy for a request
+// of action on resource: a role's trust policy for the sts:AssumeRole*
+// family and for other sts: actions on a role (sts:TagSession,
+// sts:SetSourceIdentity are granted by the trust policy too), a
+// resource-based policy otherwise.
+func ResourcePolicyKind(action, resource string) Kind {
+	if len(action) < 4 || !strings.EqualFold(action[:4], "sts:") {
+		return Resource
+	}
+	if len(action) >= len("sts:AssumeRole") && strings.EqualFold(action[:len("sts:AssumeRole")], "sts:AssumeRole") ||
+		strings.Contains(resource, ":role/") {
+		return Trust
+	}
+	return Resource
 }
 
 // namesPrincipals reports whether statements of this kind carry a Principal.

@@ -178,7 +178,7 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	}
 	var e *docEntry
 	name := nameOr(c.ResourcePolicyName, "resource-policy")
-	if set.ResourcePolicy, e, err = cache.optional(c.ResourcePolicy, name, resourceKind(c.Action, c.Resource)); err != nil {
+	if set.ResourcePolicy, e, err = cache.optional(c.ResourcePolicy, name, policy.ResourcePolicyKind(c.Action, c.Resource)); err != nil {
 		return none, policy.Set{}, fail("resourcePolicy", err)
 	}
 	asm.single(policy.Resource, e, name)
@@ -199,18 +199,6 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 		return none, policy.Set{}, err
 	}
 	return req, set, nil
-}
-
-// resourceKind is Trust for a role's policy in the sts:AssumeRole* family:
-// trust policies have no Resource element.
-func resourceKind(action, resource string) policy.Kind {
-	if strings.HasPrefix(strings.ToLower(action), "sts:assumerole") {
-		return policy.Trust
-	}
-	if strings.Contains(resource, ":role/") && strings.HasPrefix(strings.ToLower(action), "sts:") {
-		return policy.Trust
-	}
-	return policy.Resource
 }
 
 func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error, asm *assembly) ([][]policy.Named, error) {

@@ -164,7 +164,7 @@ func resourceKinds(actions []string, resource string) []policy.Kind {
 	var kinds []policy.Kind
 	seen := map[policy.Kind]bool{}
 	for _, a := range actions {
-		k := resourceKind(a, resource)
+		k := policy.ResourcePolicyKind(a, resource)
 		if !seen[k] {
 			seen[k] = true
 			kinds = append(kinds, k)
