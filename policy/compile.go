@@ -155,6 +155,7 @@ func compileStatement(i int, s Statement, vars bool) (compiledStmt, error) {
 	if s.NotAction != nil {
 		actions, cs.notAction = s.NotAction, true
 	}
+	cs.actions = make([]pattern, 0, len(actions))
 	for _, a := range actions {
 		// Action names are case-insensitive and take no variables.
 		p, err := compilePattern(strings.ToLower(a), true, false)
@@ -170,6 +171,7 @@ func compileStatement(i int, s Statement, vars bool) (compiledStmt, error) {
 	case s.Resource == nil:
 		cs.anyResource = true
 	}
+	cs.resources = make([]arnPattern, 0, len(resources))
 	for _, r := range resources {
 		p, err := compileARNPattern(r, vars)
 		if err != nil {
@@ -181,6 +183,9 @@ func compileStatement(i int, s Statement, vars bool) (compiledStmt, error) {
 		cs.principal, cs.notPrincipal = compilePrincipal(s.NotPrincipal), true
 	} else {
 		cs.principal = compilePrincipal(s.Principal)
+	}
+	if len(s.Conditions) > 0 {
+		cs.conds = make([]compiledCond, 0, len(s.Conditions))
 	}
 	for _, c := range s.Conditions {
 		cc, err := compileCondition(c, vars)

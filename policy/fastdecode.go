@@ -1,33 +1,446 @@
 package policy
 
-import "encoding/json"
+import (
+	"slices"
+	"strings"
+)
 
-// decodeSimple decodes data as encoding/json does into an any with
-// UseNumber (map[string]any, []any, json.Number, string, bool, nil), for the
-// common document: one JSON value, ASCII strings without escapes. It reports
-// false for anything else (escapes, other bytes, syntax errors, data after
-// the value), and Parse then decodes with encoding/json, which has the
-// final word on what is accepted and words the errors. It is a fast path
-// only: for the input it takes, the result is the same as encoding/json's,
-// which TestDecodeSimpleAgreesWithEncodingJSON pins.
-func decodeSimple(data []byte) (any, bool) {
-	d := simpleDecoder{data: data}
-	d.space()
-	v, ok := d.value(0)
+// parseDirect reads the common document straight into a Document, without
+// building a generic JSON tree first: one JSON object, ASCII strings without
+// escapes, each element written once, and every check passing. For anything
+// else (escapes, other bytes, bad syntax, a repeated key, an empty array, an
+// invalid document) it reports false, and Parse takes the general path
+// (encoding/json, then FromJSON), which has the final word on what is
+// accepted and words the errors. It is a fast path only: for the input it
+// takes, the Document is the one the general path makes, which
+// TestParseDirectAgreesWithParse and FuzzParseDirect pin.
+//
+// The document's text is made a string once and every string of the
+// Document is a slice of it, so that a document costs a handful of
+// allocations rather than one a string.
+func parseDirect(data []byte, kind Kind) (*Document, bool) {
+	d := directParser{simpleDecoder: simpleDecoder{data: data}, text: string(data)}
+	doc, ok := d.document(kind)
 	if !ok {
 		return nil, false
 	}
 	d.space()
-	return v, d.i == len(d.data)
+	if d.i != len(d.data) {
+		return nil, false
+	}
+	doc.Size = nonSpaceLen(data)
+	return doc, true
 }
 
+// directParser is parseDirect's state: the scanner, the document's text as
+// a string, and which elements each statement has (elem bits), for
+// checkStatementShape.
+type directParser struct {
+	simpleDecoder
+	text   string
+	shapes []uint16
+}
+
+// at reports whether the next byte is c, and steps past it when it is.
+func (d *directParser) at(c byte) bool {
+	if d.i < len(d.data) && d.data[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// next reports whether the next byte is c, without stepping past it.
+func (d *directParser) next(c byte) bool {
+	return d.i < len(d.data) && d.data[d.i] == c
+}
+
+// str reads a string of printable ASCII without escapes, as a slice of the
+// document's text.
+func (d *directParser) str() (string, bool) {
+	if !d.next('"') {
+		return "", false
+	}
+	start := d.i + 1
+	for j := start; j < len(d.data); j++ {
+		switch c := d.data[j]; {
+		case c == '"':
+			d.i = j + 1
+			return d.text[start:j], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// object reads an object, calling member for each key with the scanner at
+// its value; member reads the value. An empty object is refused: no element
+// of a document may be one.
+func (d *directParser) object(member func(key string) bool) bool {
+	if !d.at('{') {
+		return false
+	}
+	d.space()
+	for {
+		k, ok := d.str()
+		if !ok {
+			return false
+		}
+		d.space()
+		if !d.at(':') {
+			return false
+		}
+		d.space()
+		if !member(k) {
+			return false
+		}
+		d.space()
+		switch {
+		case d.at(','):
+			d.space()
+		case d.at('}'):
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array reads a non-empty array, calling elem with the scanner at each
+// element; elem reads it.
+func (d *directParser) array(elem func() bool) bool {
+	if !d.at('[') {
+		return false
+	}
+	d.space()
+	for {
+		if !elem() {
+			return false
+		}
+		d.space()
+		switch {
+		case d.at(','):
+			d.space()
+		case d.at(']'):
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// strings reads a string or a non-empty array of strings; single reports
+// which.
+func (d *directParser) strings() (list []string, single, ok bool) {
+	if s, ok := d.str(); ok {
+		return []string{s}, true, true
+	}
+	ok = d.array(func() bool {
+		s, ok := d.str()
+		list = append(list, s)
+		return ok
+	})
+	return list, false, ok
+}
+
+func (d *directParser) document(kind Kind) (*Document, bool) {
+	doc := &Document{}
+	var seenVersion, seenID, seenStatement bool
+	d.space()
+	ok := d.object(func(key string) bool {
+		var ok bool
+		switch key {
+		case "Version":
+			if seenVersion {
+				return false
+			}
+			seenVersion = true
+			doc.Version, ok = d.str()
+			return ok && (doc.Version == Version2012 || doc.Version == Version2008)
+		case "Id":
+			if seenID {
+				return false
+			}
+			seenID = true
+			doc.ID, ok = d.str()
+			return ok
+		case "Statement":
+			if seenStatement {
+				return false
+			}
+			seenStatement = true
+			if d.next('{') {
+				doc.SingleStatement = true
+				return d.statement(doc)
+			}
+			return d.array(func() bool { return d.statement(doc) })
+		}
+		return false
+	})
+	if !ok || !seenStatement {
+		return nil, false
+	}
+	// Checks that depend on Version, which may come after the statements.
+	vars := doc.Version == Version2012
+	for i := range doc.Statements {
+		if !checkDirect(&doc.Statements[i], vars) {
+			return nil, false
+		}
+	}
+	for i := range doc.Statements {
+		has := func(k string) bool { return d.shapes[i]&elemBits[k] != 0 }
+		if checkStatementShape(&doc.Statements[i], has, "", kind) != nil {
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+// Statement elements as bits, to tell which a statement has.
+const (
+	elemSid = 1 << iota
+	elemEffect
+	elemAction
+	elemNotAction
+	elemResource
+	elemNotResource
+	elemPrincipal
+	elemNotPrincipal
+	elemCondition
+)
+
+var elemBits = map[string]uint16{
+	"Sid": elemSid, "Effect": elemEffect, "Action": elemAction, "NotAction": elemNotAction,
+	"Resource": elemResource, "NotResource": elemNotResource, "Principal": elemPrincipal,
+	"NotPrincipal": elemNotPrincipal, "Condition": elemCondition,
+}
+
+// statement reads one statement and appends it to doc, and the elements it
+// has to d.shapes.
+func (d *directParser) statement(doc *Document) bool {
+	var s Statement
+	var has uint16
+	ok := d.object(func(key string) bool {
+		bit := elemBits[key]
+		if bit == 0 || has&bit != 0 {
+			return false
+		}
+		has |= bit
+		var ok, single bool
+		switch bit {
+		case elemSid:
+			s.Sid, ok = d.str()
+		case elemEffect:
+			var e string
+			e, ok = d.str()
+			s.Effect = Effect(e)
+			ok = ok && (s.Effect == Allow || s.Effect == Deny)
+		case elemAction, elemNotAction:
+			var list []string
+			if list, single, ok = d.strings(); !ok {
+				return false
+			}
+			for _, a := range list {
+				if checkAction(a) != nil {
+					return false
+				}
+			}
+			if bit == elemAction {
+				s.Action = list
+				s.Singles |= singleWhen(single, SingleAction)
+			} else {
+				s.NotAction = list
+				s.Singles |= singleWhen(single, SingleNotAction)
+			}
+		case elemResource, elemNotResource:
+			var list []string
+			if list, single, ok = d.strings(); !ok {
+				return false
+			}
+			for _, r := range list {
+				if checkResource(r) != nil {
+					return false
+				}
+			}
+			if bit == elemResource {
+				s.Resource = list
+				s.Singles |= singleWhen(single, SingleResource)
+			} else {
+				s.NotResource = list
+				s.Singles |= singleWhen(single, SingleNotResource)
+			}
+		case elemPrincipal, elemNotPrincipal:
+			var p *Principal
+			if p, ok = d.principal(); !ok {
+				return false
+			}
+			if bit == elemPrincipal {
+				s.Principal = p
+			} else {
+				s.NotPrincipal = p
+			}
+		case elemCondition:
+			s.Conditions, ok = d.conditions()
+		}
+		return ok
+	})
+	if !ok {
+		return false
+	}
+	doc.Statements = append(doc.Statements, s)
+	d.shapes = append(d.shapes, has)
+	return true
+}
+
+func singleWhen(single bool, s Singles) Singles {
+	if single {
+		return s
+	}
+	return 0
+}
+
+func (d *directParser) principal() (*Principal, bool) {
+	if s, ok := d.str(); ok {
+		return &Principal{Wildcard: true}, s == "*"
+	}
+	p := &Principal{}
+	ok := d.object(func(key string) bool {
+		list, single, ok := d.strings()
+		if !ok || slices.Contains(list, "") {
+			return false
+		}
+		var to *[]string
+		var bit Singles
+		switch key {
+		case "AWS":
+			to, bit = &p.AWS, SingleAWS
+		case "Service":
+			to, bit = &p.Service, SingleService
+		case "Federated":
+			to, bit = &p.Federated, SingleFederated
+		case "CanonicalUser":
+			to, bit = &p.CanonicalUser, SingleCanonicalUser
+		default:
+			return false
+		}
+		if *to != nil {
+			return false
+		}
+		*to = list
+		p.Singles |= singleWhen(single, bit)
+		return true
+	})
+	return p, ok
+}
+
+// conditions reads a Condition block, in the order the general path gives:
+// by operator, then by key.
+func (d *directParser) conditions() ([]Condition, bool) {
+	var out []Condition
+	var ops []string
+	ok := d.object(func(op string) bool {
+		if slices.Contains(ops, op) {
+			return false
+		}
+		ops = append(ops, op)
+		if _, err := parseOperator(op); err != nil {
+			return false
+		}
+		first := len(out)
+		return d.object(func(key string) bool {
+			if key == "" || slices.ContainsFunc(out[first:], func(c Condition) bool { return c.Key == key }) {
+				return false
+			}
+			c := Condition{Operator: op, Key: key}
+			var ok bool
+			if d.next('[') {
+				ok = d.array(func() bool { return d.conditionValue(&c) })
+			} else {
+				c.Single = true
+				ok = d.conditionValue(&c)
+			}
+			out = append(out, c)
+			return ok
+		})
+	})
+	if !ok {
+		return nil, false
+	}
+	slices.SortFunc(out, func(a, b Condition) int {
+		if c := strings.Compare(a.Operator, b.Operator); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out, true
+}
+
+// conditionValue reads one condition value (a string, number or boolean)
+// into c, as conditionValues does.
+func (d *directParser) conditionValue(c *Condition) bool {
+	var v string
+	unquoted := true
+	switch {
+	case d.next('"'):
+		var ok bool
+		if v, ok = d.str(); !ok {
+			return false
+		}
+		unquoted = false
+	case d.next('t'):
+		if !d.literal("true") {
+			return false
+		}
+		v = "true"
+	case d.next('f'):
+		if !d.literal("false") {
+			return false
+		}
+		v = "false"
+	case d.next('-') || d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9':
+		start := d.i
+		if !d.number() {
+			return false
+		}
+		v = d.text[start:d.i]
+	default:
+		return false
+	}
+	c.Values = append(c.Values, v)
+	if unquoted && c.Unquoted == nil {
+		c.Unquoted = make([]bool, len(c.Values)-1, cap(c.Values))
+	}
+	if c.Unquoted != nil {
+		c.Unquoted = append(c.Unquoted, unquoted)
+	}
+	return true
+}
+
+// checkDirect makes the checks of one statement that depend on the
+// document's Version: its resources' and conditions' policy variables, and
+// its condition values (which the general path checks by compiling too).
+func checkDirect(s *Statement, vars bool) bool {
+	for _, list := range [][]string{s.Resource, s.NotResource} {
+		for _, r := range list {
+			if checkResourceVars(r, vars) != nil {
+				return false
+			}
+		}
+	}
+	for _, c := range s.Conditions {
+		if _, err := compileCondition(c, vars); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleDecoder scans JSON's tokens for parseDirect.
 type simpleDecoder struct {
 	data []byte
 	i    int
 }
-
-// maxSimpleDepth bounds nesting; deeper documents take encoding/json's path.
-const maxSimpleDepth = 64
 
 func (d *simpleDecoder) space() {
 	for d.i < len(d.data) {
@@ -38,30 +451,6 @@ func (d *simpleDecoder) space() {
 			return
 		}
 	}
-}
-
-func (d *simpleDecoder) value(depth int) (any, bool) {
-	if d.i >= len(d.data) || depth > maxSimpleDepth {
-		return nil, false
-	}
-	switch c := d.data[d.i]; {
-	case c == '{':
-		return d.object(depth)
-	case c == '[':
-		return d.array(depth)
-	case c == '"':
-		s, ok := d.str()
-		return s, ok
-	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
-	case c == 't':
-		return true, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return nil, d.literal("null")
-	}
-	return nil, false
 }
 
 func (d *simpleDecoder) literal(word string) bool {
@@ -87,9 +476,8 @@ func (d *simpleDecoder) str() (string, bool) {
 	return "", false
 }
 
-// number reads a number by JSON's grammar, kept as its text.
-func (d *simpleDecoder) number() (any, bool) {
-	start := d.i
+// number reads a number by JSON's grammar.
+func (d *simpleDecoder) number() bool {
 	digits := func() int {
 		n := 0
 		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
@@ -105,12 +493,12 @@ func (d *simpleDecoder) number() (any, bool) {
 	case d.i < len(d.data) && d.data[d.i] == '0':
 		d.i++
 	case digits() == 0:
-		return nil, false
+		return false
 	}
 	if d.i < len(d.data) && d.data[d.i] == '.' {
 		d.i++
 		if digits() == 0 {
-			return nil, false
+			return false
 		}
 	}
 	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
@@ -119,83 +507,8 @@ func (d *simpleDecoder) number() (any, bool) {
 			d.i++
 		}
 		if digits() == 0 {
-			return nil, false
+			return false
 		}
 	}
-	return json.Number(d.data[start:d.i]), true
-}
-
-func (d *simpleDecoder) object(depth int) (any, bool) {
-	d.i++ // {
-	m := map[string]any{}
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
-		return m, true
-	}
-	for {
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return nil, false
-		}
-		k, ok := d.str()
-		if !ok {
-			return nil, false
-		}
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, false
-		}
-		d.i++
-		d.space()
-		v, ok := d.value(depth + 1)
-		if !ok {
-			return nil, false
-		}
-		m[k] = v
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
-		}
-	}
-}
-
-func (d *simpleDecoder) array(depth int) (any, bool) {
-	d.i++ // [
-	a := make([]any, 0)
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return a, true
-	}
-	for {
-		v, ok := d.value(depth + 1)
-		if !ok {
-			return nil, false
-		}
-		a = append(a, v)
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
-		}
-	}
+	return true
 }

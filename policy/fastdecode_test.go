@@ -10,53 +10,61 @@ import (
 	"testing"
 )
 
-// decodeSimpleCases are inputs on both sides of decodeSimple's line: what it
-// takes must decode as encoding/json decodes it, and what it leaves
-// (escapes, other bytes, bad syntax, data after the value) goes to
-// encoding/json, which words the error or accepts what it accepts.
-var decodeSimpleCases = []struct {
+// parseDirectCases are inputs on both sides of parseDirect's line: what it
+// takes must parse as the general path parses it, and what it leaves
+// (escapes, other bytes, bad syntax, repeated keys, invalid documents) goes
+// to the general path, which words the error or accepts what it accepts.
+var parseDirectCases = []struct {
 	name, in string
+	kind     Kind
 	takes    bool
 }{
-	{"a document", `{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:Get*"], "Resource": "*"}]}`, true},
-	{"numbers keep their text", `{"a": [0, -1, 12.50, 1e3, -0.5E-2, 10]}`, true},
-	{"literals and empty containers", "\t{\"t\": true, \"f\": false, \"n\": null, \"o\": {}, \"a\": []}\r\n", true},
-	{"the last of repeated keys", `{"k": 1, "k": "two"}`, true},
-	{"a string alone", `"x"`, true},
-	{"an escape goes to encoding/json", `{"a": "x\"y"}`, false},
-	{"a unicode escape", `{"a": "\u00e9"}`, false},
-	{"non-ASCII bytes", `{"a": "é"}`, false},
-	{"invalid UTF-8", "{\"a\": \"\xff\"}", false},
-	{"a control character", "{\"a\": \"x\ty\"}", false},
-	{"a leading zero", `{"a": 01}`, false},
-	{"a bare minus", `{"a": -}`, false},
-	{"a dot without digits", `{"a": 1.}`, false},
-	{"an exponent without digits", `{"a": 1e}`, false},
-	{"a trailing comma", `{"a": 1,}`, false},
-	{"a missing colon", `{"a" 1}`, false},
-	{"an unquoted key", `{a: 1}`, false},
-	{"a misspelt literal", `{"a": tru}`, false},
-	{"a literal run on", `{"a": truex}`, false},
-	{"data after the value", `{"a": 1} x`, false},
-	{"a closing bracket after the value", `{"a": 1}}`, false},
-	{"two values", `{} {}`, false},
-	{"unclosed", `{"a": [1, 2}`, false},
-	{"empty", ``, false},
-	{"deep nesting", string(bytes.Repeat([]byte("["), 100)) + string(bytes.Repeat([]byte("]"), 100)), false},
+	{"a document", `{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:Get*"], "Resource": "*"}]}`, Identity, true},
+	{"one statement, single values", `{"Version":"2012-10-17","Id":"x","Statement":{"Sid":"S","Effect":"Deny","NotAction":"iam:*","NotResource":"arn:aws:iam::111122223333:role/a"}}`, Identity, true},
+	{"Version after the statements", `{"Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${aws:username}/*"}],"Version":"2012-10-17"}`, Identity, true},
+	{"a variable in a 2008 document is text", `{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${aws:username"}]}`, Identity, true},
+	{"no Version", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, true},
+	{"conditions, sorted, numbers and booleans keep their text", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"ec2:RunInstances","Resource":"*","Condition":{"StringLike":{"b":["x*","y"],"a":"z"},"NumericLessThan":{"ec2:VolumeSize":[10, -0.5E-2, 1e3]},"Bool":{"aws:SecureTransport":true},"StringEquals":{"k":[false,"t",7]}}}]}`, Identity, true},
+	{"a trust policy", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com","AWS":["arn:aws:iam::111122223333:root"]},"Action":"sts:AssumeRole"}]}`, Trust, true},
+	{"a bucket policy with a wildcard principal", `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:aws:s3:::b","arn:aws:s3:::b/*"],"Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`, Resource, true},
+	{"whitespace around everything", " \t{ \"Statement\" : [ { \"Effect\" : \"Allow\" , \"Action\" : [ \"s3:Get*\" ] , \"Resource\" : \"*\" } ] }\r\n", Identity, true},
+
+	{"an escape", `{"Statement":[{"Effect":"Allow","Action":"s3:Get\u002a","Resource":"*"}]}`, Identity, false},
+	{"non-ASCII bytes", `{"Statement":[{"Sid":"é","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"a repeated key", `{"Statement":[{"Effect":"Deny","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"a repeated condition operator", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"a":"true"},"Bool":{"b":"true"}}}]}`, Identity, false},
+	{"an empty Statement array", `{"Statement":[]}`, Identity, false},
+	{"an empty Condition", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{}}]}`, Identity, false},
+	{"an unknown element", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Foo":1}]}`, Identity, false},
+	{"a bad action", `{"Statement":[{"Effect":"Allow","Action":"s3","Resource":"*"}]}`, Identity, false},
+	{"a bad resource", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"bucket"}]}`, Identity, false},
+	{"a bad variable", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"arn:aws:s3:::b/${aws:username"}]}`, Identity, false},
+	{"a bad condition value", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"NumericEquals":{"n":"ten"}}}]}`, Identity, false},
+	{"a null condition value", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"StringEquals":{"n":null}}}]}`, Identity, false},
+	{"a principal in an identity policy", `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"no principal in a trust policy", `{"Statement":[{"Effect":"Allow","Action":"sts:AssumeRole"}]}`, Trust, false},
+	{"missing Resource", `{"Statement":[{"Effect":"Allow","Action":"*"}]}`, Identity, false},
+	{"an unknown Version", `{"Version":"2020-01-01","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"a trailing comma", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},]}`, Identity, false},
+	{"data after the document", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]} x`, Identity, false},
+	{"a leading zero", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"NumericEquals":{"n":01}}}]}`, Identity, false},
+	{"unclosed", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}`, Identity, false},
+	{"empty", ``, Identity, false},
 }
 
-func TestDecodeSimpleAgreesWithEncodingJSON(t *testing.T) {
-	for _, c := range decodeSimpleCases {
+func TestParseDirectAgreesWithParse(t *testing.T) {
+	for _, c := range parseDirectCases {
 		t.Run(c.name, func(t *testing.T) {
-			_, took := decodeSimple([]byte(c.in))
+			_, took := parseDirect([]byte(c.in), c.kind)
 			if took != c.takes {
-				t.Errorf("decodeSimple takes it: %v, want %v", took, c.takes)
+				t.Errorf("parseDirect takes it: %v, want %v", took, c.takes)
 			}
-			checkDecodeSimple(t, []byte(c.in))
+			checkParseDirect(t, []byte(c.in), c.kind)
 		})
 	}
-	// Every document of the reference cases and fuzz seeds.
-	n := 0
+	// Every file of the reference cases, fuzz seeds and fixtures, as every
+	// kind: most are taken as some kind, and what is taken must agree.
+	n, taken := 0, 0
 	err := filepath.WalkDir("testdata", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -65,43 +73,80 @@ func TestDecodeSimpleAgreesWithEncodingJSON(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		checkDecodeSimple(t, data)
-		n++
+		for _, doc := range documentsIn(data) {
+			for k := range Kind(numKinds) {
+				checkParseDirect(t, doc, k)
+				if _, ok := parseDirect(doc, k); ok {
+					taken++
+				}
+			}
+			n++
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n == 0 {
-		t.Fatal("no files under testdata")
+	if n < 100 || taken < n {
+		t.Fatalf("parseDirect took %d parses of %d documents under testdata; the check needs documents it takes", taken, n)
 	}
 }
 
-// checkDecodeSimple fails when decodeSimple takes data and decodes it
-// otherwise than encoding/json.
-func checkDecodeSimple(t *testing.T, data []byte) {
+// numKinds is how many kinds there are, Identity through RCP.
+const numKinds = 7
+
+// documentsIn returns data and every object in it that has a Statement, so
+// that the documents inside reference cases are checked too.
+func documentsIn(data []byte) [][]byte {
+	out := [][]byte{data}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x["Statement"]; ok {
+				if b, err := json.Marshal(x); err == nil {
+					out = append(out, b)
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	var v any
+	if json.Unmarshal(data, &v) == nil {
+		walk(v)
+	}
+	return out
+}
+
+// checkParseDirect fails when parseDirect takes data and parses it
+// otherwise than the general path.
+func checkParseDirect(t *testing.T, data []byte, kind Kind) {
 	t.Helper()
-	got, ok := decodeSimple(data)
+	got, ok := parseDirect(data, kind)
 	if !ok {
 		return
 	}
-	want, err := decodeJSON(data)
+	want, err := parseGeneral(data, kind)
 	if err != nil {
-		t.Fatalf("decodeSimple took %q, which encoding/json refuses: %v", data, err)
+		t.Fatalf("parseDirect took %q as %s, which the general path refuses: %v", data, kind, err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("decodeSimple(%q) = %#v, encoding/json %#v", data, got, want)
+		t.Errorf("parseDirect(%q, %s) = %#v, the general path %#v", data, kind, got, want)
 	}
 }
 
-func FuzzDecodeSimple(f *testing.F) {
-	for _, c := range decodeSimpleCases {
-		f.Add([]byte(c.in))
+func FuzzParseDirect(f *testing.F) {
+	for _, c := range parseDirectCases {
+		f.Add([]byte(c.in), uint8(c.kind))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		checkDecodeSimple(t, data)
-		if _, ok := decodeSimple(data); ok && !json.Valid(data) {
-			t.Errorf("decodeSimple took %q, which is not valid JSON", data)
-		}
+	f.Add(bytes.Repeat([]byte("["), 100), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		checkParseDirect(t, data, Kind(k%numKinds))
 	})
 }

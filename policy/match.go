@@ -58,34 +58,48 @@ const maxVars = 16
 // StringEquals). With vars false (Version 2008 documents), ${...} is literal.
 func compilePattern(s string, wildcards, vars bool) (pattern, error) {
 	p := pattern{raw: s}
-	var text strings.Builder
-	flush := func() {
-		if text.Len() > 0 {
-			p.units = append(p.units, unit{kind: unitText, text: text.String()})
-			text.Reset()
-		}
+	// Text is kept as slices of s: a pattern allocates only its units, and
+	// a pattern that is all text (most ARN parts) not even those.
+	if !(wildcards && strings.ContainsAny(s, "*?")) && !(vars && strings.Contains(s, "${")) {
+		p.shape, p.lit = shapeExact, s
+		return p, nil
 	}
-	nvars := 0
+	text := func(t string) {
+		if t == "" {
+			return
+		}
+		if n := len(p.units); n > 0 && p.units[n-1].kind == unitText {
+			// Only after ${*}, ${?} or ${$}: join, as one text unit.
+			p.units[n-1].text += t
+			return
+		}
+		p.units = append(p.units, unit{kind: unitText, text: t})
+	}
+	nvars, start := 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case wildcards && c == '*':
-			flush()
-			p.units = append(p.units, unit{kind: unitStar})
-		case wildcards && c == '?':
-			flush()
-			p.units = append(p.units, unit{kind: unitQuestion})
+		case wildcards && (c == '*' || c == '?'):
+			text(s[start:i])
+			kind := unitStar
+			if c == '?' {
+				kind = unitQuestion
+			}
+			p.units = append(p.units, unit{kind: kind})
+			start = i + 1
 		case vars && c == '$' && i+1 < len(s) && s[i+1] == '{':
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
 				return p, fmt.Errorf("policy variable in %q has no closing }", s)
 			}
+			text(s[start:i])
 			body := s[i+2 : i+end]
 			i += end
+			start = i + 1
 			switch body {
 			case "*", "?", "$":
 				// ${*}, ${?} and ${$} stand for the literal character.
-				text.WriteString(body)
+				text(body)
 				continue
 			}
 			key, def, hasDef := strings.Cut(body, ",")
@@ -104,14 +118,11 @@ func compilePattern(s string, wildcards, vars bool) (pattern, error) {
 			if nvars > maxVars {
 				return p, fmt.Errorf("%q has more than %d policy variables", s, maxVars)
 			}
-			flush()
 			p.units = append(p.units, unit{kind: unitVar, key: strings.ToLower(key), text: def, hasDef: hasDef, vi: nvars - 1})
 			p.hasVars = true
-		default:
-			text.WriteByte(c)
 		}
 	}
-	flush()
+	text(s[start:])
 	p.shape = shapeOf(p.units)
 	if (p.shape == shapeExact || p.shape == shapePrefix) && len(p.units) > 0 {
 		p.lit = p.units[0].text

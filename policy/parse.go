@@ -59,12 +59,18 @@ func inField(err error, field string) error {
 // and booleans in conditions) and rejecting what AWS rejects, with the JSON
 // path of the first problem.
 func Parse(data []byte, kind Kind) (*Document, error) {
-	raw, ok := decodeSimple(data)
-	if !ok {
-		var err error
-		if raw, err = decodeJSON(data); err != nil {
-			return nil, err
-		}
+	if doc, ok := parseDirect(data, kind); ok {
+		return doc, nil
+	}
+	return parseGeneral(data, kind)
+}
+
+// parseGeneral is Parse for every input: encoding/json decodes, FromJSON
+// checks and words the errors.
+func parseGeneral(data []byte, kind Kind) (*Document, error) {
+	raw, err := decodeJSON(data)
+	if err != nil {
+		return nil, err
 	}
 	doc, err := FromJSON(raw, kind)
 	if err != nil {
@@ -74,7 +80,7 @@ func Parse(data []byte, kind Kind) (*Document, error) {
 	return doc, nil
 }
 
-// decodeJSON decodes a document with encoding/json, for what decodeSimple
+// decodeJSON decodes a document with encoding/json, for what parseDirect
 // does not take: it decides what is valid and words the errors.
 func decodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -157,7 +163,8 @@ func parseStatement(m map[string]any, path string, kind Kind, vars bool) (Statem
 			return s, inField(err, k)
 		}
 	}
-	return s, checkStatementShape(&s, m, path, kind)
+	has := func(k string) bool { _, ok := m[k]; return ok }
+	return s, checkStatementShape(&s, has, path, kind)
 }
 
 // parseElement sets the element k of a statement from its JSON value v.
@@ -202,9 +209,7 @@ func parseElement(s *Statement, k string, v any, p string, vars bool) error {
 			if err := checkResource(r); err != nil {
 				return errAt(elemPath(p, v, i), "%s", err)
 			}
-			// Compile once here so that a bad policy variable is
-			// reported with its path.
-			if _, err := compileARNPattern(r, vars); err != nil {
+			if err := checkResourceVars(r, vars); err != nil {
 				return errAt(elemPath(p, v, i), "%s", err)
 			}
 		}
@@ -237,8 +242,8 @@ func parseElement(s *Statement, k string, v any, p string, vars bool) error {
 
 // checkStatementShape enforces which elements a statement of this kind must
 // and must not have.
-func checkStatementShape(s *Statement, m map[string]any, path string, kind Kind) error {
-	has := func(k string) bool { _, ok := m[k]; return ok }
+// has tells whether the statement has an element.
+func checkStatementShape(s *Statement, has func(string) bool, path string, kind Kind) error {
 	if !has("Effect") {
 		return errAt(path, `missing Effect; add "Effect": "Allow" or "Effect": "Deny"`)
 	}
@@ -454,6 +459,17 @@ func checkAction(a string) error {
 		}
 	}
 	return nil
+}
+
+// checkResourceVars checks the policy variables of a resource ARN by
+// compiling it, so that a bad one is reported with its path; only a
+// variable can make compiling fail.
+func checkResourceVars(r string, vars bool) error {
+	if !vars || !strings.Contains(r, "${") {
+		return nil
+	}
+	_, err := compileARNPattern(r, vars)
+	return err
 }
 
 // checkResource accepts "*" or an ARN with its six colon-separated parts.
