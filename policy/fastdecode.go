@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"leash.dev/leash/internal/jsonscan"
 )
 
 // parseDirect reads the common document straight into a Document, without
@@ -19,136 +21,41 @@ import (
 // Document is a slice of it, so that a document costs a handful of
 // allocations rather than one a string.
 func parseDirect(data []byte, kind Kind) (*Document, bool) {
-	d := directParser{simpleDecoder: simpleDecoder{data: data}, text: string(data)}
+	d := directParser{Scanner: jsonscan.New(data)}
 	doc, ok := d.document(kind)
-	if !ok {
-		return nil, false
-	}
-	d.space()
-	if d.i != len(d.data) {
+	if !ok || !d.End() {
 		return nil, false
 	}
 	doc.Size = nonSpaceLen(data)
 	return doc, true
 }
 
-// directParser is parseDirect's state: the scanner, the document's text as
-// a string, and which elements each statement has (elem bits), for
-// checkStatementShape.
+// directParser is parseDirect's state: the scanner, and which elements
+// each statement has (elem bits), for checkStatementShape.
 type directParser struct {
-	simpleDecoder
-	text   string
+	*jsonscan.Scanner
 	shapes []uint16
-}
-
-// at reports whether the next byte is c, and steps past it when it is.
-func (d *directParser) at(c byte) bool {
-	if d.i < len(d.data) && d.data[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-// next reports whether the next byte is c, without stepping past it.
-func (d *directParser) next(c byte) bool {
-	return d.i < len(d.data) && d.data[d.i] == c
-}
-
-// str reads a string of printable ASCII without escapes, as a slice of the
-// document's text.
-func (d *directParser) str() (string, bool) {
-	if !d.next('"') {
-		return "", false
-	}
-	start := d.i + 1
-	for j := start; j < len(d.data); j++ {
-		switch c := d.data[j]; {
-		case c == '"':
-			d.i = j + 1
-			return d.text[start:j], true
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// object reads an object, calling member for each key with the scanner at
-// its value; member reads the value. An empty object is refused: no element
-// of a document may be one.
-func (d *directParser) object(member func(key string) bool) bool {
-	if !d.at('{') {
-		return false
-	}
-	d.space()
-	for {
-		k, ok := d.str()
-		if !ok {
-			return false
-		}
-		d.space()
-		if !d.at(':') {
-			return false
-		}
-		d.space()
-		if !member(k) {
-			return false
-		}
-		d.space()
-		switch {
-		case d.at(','):
-			d.space()
-		case d.at('}'):
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// array reads a non-empty array, calling elem with the scanner at each
-// element; elem reads it.
-func (d *directParser) array(elem func() bool) bool {
-	if !d.at('[') {
-		return false
-	}
-	d.space()
-	for {
-		if !elem() {
-			return false
-		}
-		d.space()
-		switch {
-		case d.at(','):
-			d.space()
-		case d.at(']'):
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // strings reads a string or a non-empty array of strings; single reports
 // which.
 func (d *directParser) strings() (list []string, single, ok bool) {
-	if s, ok := d.str(); ok {
+	if s, ok := d.Str(); ok {
 		return []string{s}, true, true
 	}
-	ok = d.array(func() bool {
-		s, ok := d.str()
+	ok = d.Array(func() bool {
+		s, ok := d.Str()
 		list = append(list, s)
 		return ok
 	})
-	return list, false, ok
+	return list, false, ok && len(list) > 0
 }
 
 func (d *directParser) document(kind Kind) (*Document, bool) {
 	doc := &Document{}
 	var seenVersion, seenID, seenStatement bool
-	d.space()
-	ok := d.object(func(key string) bool {
+	d.Space()
+	ok := d.Object(func(key string) bool {
 		var ok bool
 		switch key {
 		case "Version":
@@ -156,29 +63,29 @@ func (d *directParser) document(kind Kind) (*Document, bool) {
 				return false
 			}
 			seenVersion = true
-			doc.Version, ok = d.str()
+			doc.Version, ok = d.Str()
 			return ok && (doc.Version == Version2012 || doc.Version == Version2008)
 		case "Id":
 			if seenID {
 				return false
 			}
 			seenID = true
-			doc.ID, ok = d.str()
+			doc.ID, ok = d.Str()
 			return ok
 		case "Statement":
 			if seenStatement {
 				return false
 			}
 			seenStatement = true
-			if d.next('{') {
+			if d.Next('{') {
 				doc.SingleStatement = true
 				return d.statement(doc)
 			}
-			return d.array(func() bool { return d.statement(doc) })
+			return d.Array(func() bool { return d.statement(doc) })
 		}
 		return false
 	})
-	if !ok || !seenStatement {
+	if !ok || !seenStatement || len(doc.Statements) == 0 {
 		return nil, false
 	}
 	// Checks that depend on Version, which may come after the statements.
@@ -221,7 +128,7 @@ var elemBits = map[string]uint16{
 func (d *directParser) statement(doc *Document) bool {
 	var s Statement
 	var has uint16
-	ok := d.object(func(key string) bool {
+	ok := d.Object(func(key string) bool {
 		bit := elemBits[key]
 		if bit == 0 || has&bit != 0 {
 			return false
@@ -230,10 +137,10 @@ func (d *directParser) statement(doc *Document) bool {
 		var ok, single bool
 		switch bit {
 		case elemSid:
-			s.Sid, ok = d.str()
+			s.Sid, ok = d.Str()
 		case elemEffect:
 			var e string
-			e, ok = d.str()
+			e, ok = d.Str()
 			s.Effect = Effect(e)
 			ok = ok && (s.Effect == Allow || s.Effect == Deny)
 		case elemAction, elemNotAction:
@@ -301,11 +208,11 @@ func singleWhen(single bool, s Singles) Singles {
 }
 
 func (d *directParser) principal() (*Principal, bool) {
-	if s, ok := d.str(); ok {
+	if s, ok := d.Str(); ok {
 		return &Principal{Wildcard: true}, s == "*"
 	}
 	p := &Principal{}
-	ok := d.object(func(key string) bool {
+	ok := d.Object(func(key string) bool {
 		list, single, ok := d.strings()
 		if !ok || slices.Contains(list, "") {
 			return false
@@ -331,7 +238,7 @@ func (d *directParser) principal() (*Principal, bool) {
 		p.Singles |= singleWhen(single, bit)
 		return true
 	})
-	return p, ok
+	return p, ok && (p.AWS != nil || p.Service != nil || p.Federated != nil || p.CanonicalUser != nil)
 }
 
 // conditions reads a Condition block, in the order the general path gives:
@@ -339,7 +246,7 @@ func (d *directParser) principal() (*Principal, bool) {
 func (d *directParser) conditions() ([]Condition, bool) {
 	var out []Condition
 	var ops []string
-	ok := d.object(func(op string) bool {
+	ok := d.Object(func(op string) bool {
 		if slices.Contains(ops, op) {
 			return false
 		}
@@ -348,23 +255,23 @@ func (d *directParser) conditions() ([]Condition, bool) {
 			return false
 		}
 		first := len(out)
-		return d.object(func(key string) bool {
+		return d.Object(func(key string) bool {
 			if key == "" || slices.ContainsFunc(out[first:], func(c Condition) bool { return c.Key == key }) {
 				return false
 			}
 			c := Condition{Operator: op, Key: key}
 			var ok bool
-			if d.next('[') {
-				ok = d.array(func() bool { return d.conditionValue(&c) })
+			if d.Next('[') {
+				ok = d.Array(func() bool { return d.conditionValue(&c) })
 			} else {
 				c.Single = true
 				ok = d.conditionValue(&c)
 			}
 			out = append(out, c)
-			return ok
-		})
+			return ok && len(c.Values) > 0
+		}) && len(out) > first
 	})
-	if !ok {
+	if !ok || len(out) == 0 {
 		return nil, false
 	}
 	slices.SortFunc(out, func(a, b Condition) int {
@@ -382,30 +289,27 @@ func (d *directParser) conditionValue(c *Condition) bool {
 	var v string
 	unquoted := true
 	switch {
-	case d.next('"'):
+	case d.Next('"'):
 		var ok bool
-		if v, ok = d.str(); !ok {
+		if v, ok = d.Str(); !ok {
 			return false
 		}
 		unquoted = false
-	case d.next('t'):
-		if !d.literal("true") {
+	case d.Next('t'):
+		if !d.Literal("true") {
 			return false
 		}
 		v = "true"
-	case d.next('f'):
-		if !d.literal("false") {
+	case d.Next('f'):
+		if !d.Literal("false") {
 			return false
 		}
 		v = "false"
-	case d.next('-') || d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9':
-		start := d.i
-		if !d.number() {
+	default:
+		var ok bool
+		if v, ok = d.Number(); !ok {
 			return false
 		}
-		v = d.text[start:d.i]
-	default:
-		return false
 	}
 	c.Values = append(c.Values, v)
 	if unquoted && c.Unquoted == nil {
@@ -430,83 +334,6 @@ func checkDirect(s *Statement, vars bool) bool {
 	}
 	for _, c := range s.Conditions {
 		if _, err := compileCondition(c, vars); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// simpleDecoder scans JSON's tokens for parseDirect.
-type simpleDecoder struct {
-	data []byte
-	i    int
-}
-
-func (d *simpleDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-func (d *simpleDecoder) literal(word string) bool {
-	if len(d.data)-d.i < len(word) || string(d.data[d.i:d.i+len(word)]) != word {
-		return false
-	}
-	d.i += len(word)
-	return true
-}
-
-// str reads a string of printable ASCII without escapes.
-func (d *simpleDecoder) str() (string, bool) {
-	start := d.i + 1
-	for j := start; j < len(d.data); j++ {
-		switch c := d.data[j]; {
-		case c == '"':
-			d.i = j + 1
-			return string(d.data[start:j]), true
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// number reads a number by JSON's grammar.
-func (d *simpleDecoder) number() bool {
-	digits := func() int {
-		n := 0
-		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
-			d.i++
-			n++
-		}
-		return n
-	}
-	if d.data[d.i] == '-' {
-		d.i++
-	}
-	switch {
-	case d.i < len(d.data) && d.data[d.i] == '0':
-		d.i++
-	case digits() == 0:
-		return false
-	}
-	if d.i < len(d.data) && d.data[d.i] == '.' {
-		d.i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
-			d.i++
-		}
-		if digits() == 0 {
 			return false
 		}
 	}

@@ -1,0 +1,130 @@
+package simulate
+
+import (
+	"encoding/json"
+
+	"leash.dev/leash/internal/jsonscan"
+)
+
+// decodeDirect decodes the common request (ASCII strings without escapes,
+// each field once, no nulls) into c without reflection, its documents and
+// context values slices of data rather than copies. For anything else it
+// reports false, and decode takes the general path; for the input it takes,
+// c is what encoding/json makes of it, which
+// TestDecodeDirectAgreesWithEncodingJSON and FuzzDecodeDirect pin.
+func decodeDirect(data []byte, c *Case) bool {
+	s := jsonscan.New(data)
+	var seen uint16
+	s.Space()
+	ok := s.Object(func(key string) bool {
+		bit := caseFields[key]
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		switch bit {
+		case fieldPrincipal:
+			c.Principal, ok = s.Str()
+		case fieldAction:
+			c.Action, ok = s.Str()
+		case fieldResource:
+			c.Resource, ok = s.Str()
+		case fieldResourceAccount:
+			c.ResourceAccount, ok = s.Str()
+		case fieldContext:
+			c.Context = map[string]json.RawMessage{}
+			ok = s.Object(func(k string) bool {
+				if _, dup := c.Context[k]; dup {
+					return false
+				}
+				v, ok := rawValue(s)
+				c.Context[k] = v
+				return ok
+			})
+		case fieldIdentityPolicies:
+			c.IdentityPolicies, ok = namedDocuments(s)
+		case fieldResourcePolicy:
+			c.ResourcePolicy, ok = rawValue(s)
+		case fieldPermissionsBoundary:
+			c.PermissionsBoundary, ok = rawValue(s)
+		case fieldSessionPolicy:
+			c.SessionPolicy, ok = rawValue(s)
+		case fieldSCPs:
+			c.SCPs, ok = levelsOf(s)
+		case fieldRCPs:
+			c.RCPs, ok = levelsOf(s)
+		}
+		return ok
+	})
+	return ok && s.End()
+}
+
+// The fields of a request, as bits, to tell a repeated one.
+const (
+	fieldPrincipal = 1 << iota
+	fieldAction
+	fieldResource
+	fieldResourceAccount
+	fieldContext
+	fieldIdentityPolicies
+	fieldResourcePolicy
+	fieldPermissionsBoundary
+	fieldSCPs
+	fieldRCPs
+	fieldSessionPolicy
+)
+
+var caseFields = map[string]uint16{
+	"principal": fieldPrincipal, "action": fieldAction, "resource": fieldResource,
+	"resourceAccount": fieldResourceAccount, "context": fieldContext,
+	"identityPolicies": fieldIdentityPolicies, "resourcePolicy": fieldResourcePolicy,
+	"permissionsBoundary": fieldPermissionsBoundary, "scps": fieldSCPs, "rcps": fieldRCPs,
+	"sessionPolicy": fieldSessionPolicy,
+}
+
+// rawValue reads any value but null (which encoding/json treats apart).
+func rawValue(s *jsonscan.Scanner) (json.RawMessage, bool) {
+	if s.Next('n') {
+		return nil, false
+	}
+	v, ok := s.Value()
+	return v, ok
+}
+
+// namedDocuments reads an array of {"name", "document"}; an empty array is
+// an empty slice, as encoding/json makes it.
+func namedDocuments(s *jsonscan.Scanner) ([]NamedDocument, bool) {
+	out := make([]NamedDocument, 0)
+	ok := s.Array(func() bool {
+		var n NamedDocument
+		var name, doc bool
+		ok := s.Object(func(key string) bool {
+			var ok bool
+			switch {
+			case key == "name" && !name:
+				name = true
+				n.Name, ok = s.Str()
+			case key == "document" && !doc:
+				doc = true
+				n.Document, ok = rawValue(s)
+			}
+			return ok
+		})
+		out = append(out, n)
+		return ok
+	})
+	return out, ok
+}
+
+// levelsOf reads the levels of SCPs or RCPs: an array of arrays of named
+// documents.
+func levelsOf(s *jsonscan.Scanner) ([][]NamedDocument, bool) {
+	out := make([][]NamedDocument, 0)
+	ok := s.Array(func() bool {
+		level, ok := namedDocuments(s)
+		out = append(out, level)
+		return ok
+	})
+	return out, ok
+}
