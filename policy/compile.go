@@ -138,7 +138,7 @@ func compileDoc(n Named, kind Kind) (*compiledDoc, error) {
 		return nil, fmt.Errorf("%s policy %q has no document", kind, n.Name)
 	}
 	vars := n.Document.Version == Version2012
-	d := &compiledDoc{name: n.Name, kind: kind}
+	d := &compiledDoc{name: n.Name, kind: kind, stmts: make([]compiledStmt, 0, len(n.Document.Statements))}
 	for i, s := range n.Document.Statements {
 		cs, err := compileStatement(i, s, vars)
 		if err != nil {

@@ -1,8 +1,6 @@
 package simulate
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -136,11 +134,7 @@ type jsonWriter struct {
 }
 
 func (j *jsonWriter) write(o *Outcome) error {
-	b, err := renderJSON(o)
-	if err != nil {
-		return err
-	}
-	return j.element(b)
+	return j.element(renderJSON(o))
 }
 
 // element writes an outcome rendered by renderJSON, which a stream's
@@ -160,24 +154,8 @@ func (j *jsonWriter) element(b []byte) error {
 
 // renderJSON returns o as an element of WriteJSON's array, indented as there,
 // without the separator before it.
-func renderJSON(o *Outcome) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// ARNs and messages read better without \u003c-style escapes.
-	enc.SetEscapeHTML(false)
-	e := *o
-	if e.Statements == nil {
-		e.Statements = []policy.StatementRef{}
-	}
-	if e.Reasons == nil {
-		e.Reasons = []policy.Reason{}
-	}
-	if err := enc.Encode(&e); err != nil {
-		return nil, err
-	}
-	b := buf.Bytes()
-	b = b[:len(b)-1] // Encode's newline; the separator follows
-	return appendIndented(make([]byte, 0, 2*len(b)), b, "  ", "  "), nil
+func renderJSON(o *Outcome) []byte {
+	return appendOutcome(make([]byte, 0, 1024), o)
 }
 
 func (j *jsonWriter) close() error {

@@ -116,8 +116,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 				}
 				j.o = p.decide(source)
 				if output == OutputJSON {
-					// A failure here shows again when the writer renders.
-					j.rendered, _ = renderJSON(&j.o)
+					j.rendered = renderJSON(&j.o)
 				}
 				close(j.done)
 			}
