@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 
@@ -18,18 +17,17 @@ import (
 // takes, the Document is the one the general path makes, which
 // TestParseDirectAgreesWithParse and FuzzParseDirect pin.
 //
-// The document's text is made a string once and every string of the
-// Document is a slice of it, so that a document costs a handful of
-// allocations rather than one a string.
-func parseDirect(data []byte, kind Kind) (*Document, bool) {
-	d := directParser{Scanner: jsonscan.New(data)}
+// Every string of the Document is a slice of text, so that a document costs
+// a handful of allocations rather than one a string.
+func parseDirect(text string, kind Kind) (*Document, bool) {
+	d := directParser{Scanner: jsonscan.New(text)}
 	doc, ok := d.document(kind)
 	if !ok || !d.End() {
 		return nil, false
 	}
 	// The text is ASCII, so a character is a byte.
-	doc.Size = len(data) - bytes.Count(data, []byte{' '}) - bytes.Count(data, []byte{'\n'}) -
-		bytes.Count(data, []byte{'\t'}) - bytes.Count(data, []byte{'\r'})
+	doc.Size = len(text) - strings.Count(text, " ") - strings.Count(text, "\n") -
+		strings.Count(text, "\t") - strings.Count(text, "\r")
 	return doc, true
 }
 

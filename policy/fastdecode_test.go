@@ -55,7 +55,7 @@ var parseDirectCases = []struct {
 func TestParseDirectAgreesWithParse(t *testing.T) {
 	for _, c := range parseDirectCases {
 		t.Run(c.name, func(t *testing.T) {
-			_, took := parseDirect([]byte(c.in), c.kind)
+			_, took := parseDirect(c.in, c.kind)
 			if took != c.takes {
 				t.Errorf("parseDirect takes it: %v, want %v", took, c.takes)
 			}
@@ -76,7 +76,7 @@ func TestParseDirectAgreesWithParse(t *testing.T) {
 		for _, doc := range documentsIn(data) {
 			for k := range Kind(numKinds) {
 				checkParseDirect(t, doc, k)
-				if _, ok := parseDirect(doc, k); ok {
+				if _, ok := parseDirect(string(doc), k); ok {
 					taken++
 				}
 			}
@@ -128,7 +128,7 @@ func documentsIn(data []byte) [][]byte {
 // otherwise than the general path.
 func checkParseDirect(t *testing.T, data []byte, kind Kind) {
 	t.Helper()
-	got, ok := parseDirect(data, kind)
+	got, ok := parseDirect(string(data), kind)
 	if !ok {
 		return
 	}

@@ -59,10 +59,16 @@ func inField(err error, field string) error {
 // and booleans in conditions) and rejecting what AWS rejects, with the JSON
 // path of the first problem.
 func Parse(data []byte, kind Kind) (*Document, error) {
-	if doc, ok := parseDirect(data, kind); ok {
+	return ParseString(string(data), kind)
+}
+
+// ParseString is Parse of a document held as a string: the Document's
+// strings are slices of text rather than copies.
+func ParseString(text string, kind Kind) (*Document, error) {
+	if doc, ok := parseDirect(text, kind); ok {
 		return doc, nil
 	}
-	return parseGeneral(data, kind)
+	return parseGeneral([]byte(text), kind)
 }
 
 // parseGeneral is Parse for every input: encoding/json decodes, FromJSON

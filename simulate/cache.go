@@ -48,9 +48,10 @@ func newDocCache(max int) *docCache {
 	return &docCache{max: max, byKind: map[policy.Kind]map[string]*list.Element{}}
 }
 
-// newDocEntry parses and compiles raw as kind.
-func newDocEntry(raw json.RawMessage, kind policy.Kind) *docEntry {
-	e := &docEntry{kind: kind}
+// newDocEntry parses and compiles raw as kind. The parsed document's
+// strings are slices of raw, which the entry keeps as its key.
+func newDocEntry(raw string, kind policy.Kind) *docEntry {
+	e := &docEntry{kind: kind, raw: raw}
 	e.doc, e.err = parseDoc(raw, kind)
 	if e.err == nil {
 		// CompileOne places a trust policy as Compile does (as Resource).
@@ -68,7 +69,7 @@ func newDocEntry(raw json.RawMessage, kind policy.Kind) *docEntry {
 // meeting the same new document may both parse it, and the first kept wins.
 func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
 	if c == nil {
-		return newDocEntry(raw, kind)
+		return newDocEntry(string(raw), kind)
 	}
 	c.mu.Lock()
 	if e, ok := c.byKind[kind][string(raw)]; ok {
@@ -77,8 +78,7 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
 		return e.Value.(*docEntry)
 	}
 	c.mu.Unlock()
-	entry := newDocEntry(raw, kind)
-	entry.raw = string(raw)
+	entry := newDocEntry(string(raw), kind)
 	if entry.compiled != nil {
 		entry.doc = nil
 	}

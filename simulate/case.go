@@ -239,11 +239,11 @@ func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Ki
 	return &policy.Named{Name: name, Document: e.doc}, e, nil
 }
 
-func parseDoc(raw json.RawMessage, kind policy.Kind) (*policy.Document, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+func parseDoc(raw string, kind policy.Kind) (*policy.Document, error) {
+	if len(raw) == 0 || raw == "null" {
 		return nil, fmt.Errorf("missing; give a policy document object")
 	}
-	return policy.Parse(raw, kind)
+	return policy.ParseString(raw, kind)
 }
 
 func nameOr(name, def string) string {

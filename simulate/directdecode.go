@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"encoding/json"
+	"unsafe"
 
 	"leash.dev/leash/internal/jsonscan"
 )
@@ -13,7 +14,10 @@ import (
 // c is what encoding/json makes of it, which
 // TestDecodeDirectAgreesWithEncodingJSON and FuzzDecodeDirect pin.
 func decodeDirect(data []byte, c *Case) bool {
-	s := jsonscan.New(data)
+	// The request's bytes are never changed once read (they are the
+	// reader's gift to this request alone), so the scanner reads them as a
+	// string without copying them, and the Case's strings point into them.
+	s := &scanner{Scanner: jsonscan.New(unsafe.String(unsafe.SliceData(data), len(data))), data: data}
 	var seen uint16
 	s.Space()
 	ok := s.Object(func(key string) bool {
@@ -83,18 +87,25 @@ var caseFields = map[string]uint16{
 	"sessionPolicy": fieldSessionPolicy,
 }
 
+// scanner is a jsonscan.Scanner over a request's bytes, which it keeps to
+// return raw values as slices of them.
+type scanner struct {
+	*jsonscan.Scanner
+	data []byte
+}
+
 // rawValue reads any value but null (which encoding/json treats apart).
-func rawValue(s *jsonscan.Scanner) (json.RawMessage, bool) {
+func rawValue(s *scanner) (json.RawMessage, bool) {
 	if s.Next('n') {
 		return nil, false
 	}
-	v, ok := s.Value()
-	return v, ok
+	start, end, ok := s.Value()
+	return s.data[start:end:end], ok
 }
 
 // namedDocuments reads an array of {"name", "document"}; an empty array is
 // an empty slice, as encoding/json makes it.
-func namedDocuments(s *jsonscan.Scanner) ([]NamedDocument, bool) {
+func namedDocuments(s *scanner) ([]NamedDocument, bool) {
 	out := make([]NamedDocument, 0)
 	ok := s.Array(func() bool {
 		var n NamedDocument
@@ -119,7 +130,7 @@ func namedDocuments(s *jsonscan.Scanner) ([]NamedDocument, bool) {
 
 // levelsOf reads the levels of SCPs or RCPs: an array of arrays of named
 // documents.
-func levelsOf(s *jsonscan.Scanner) ([][]NamedDocument, bool) {
+func levelsOf(s *scanner) ([][]NamedDocument, bool) {
 	out := make([][]NamedDocument, 0)
 	ok := s.Array(func() bool {
 		level, ok := namedDocuments(s)

@@ -7,17 +7,16 @@
 // errors.
 package jsonscan
 
-// Scanner reads one JSON text. Strings it returns are slices of one string
-// made of the whole text, so that reading them allocates nothing more.
+// Scanner reads one JSON text. Strings it returns are slices of the text,
+// so that reading them allocates nothing.
 type Scanner struct {
-	data []byte
 	text string
 	i    int
 }
 
-// New returns a Scanner at the start of data.
-func New(data []byte) *Scanner {
-	return &Scanner{data: data, text: string(data)}
+// New returns a Scanner at the start of text.
+func New(text string) *Scanner {
+	return &Scanner{text: text}
 }
 
 // maxDepth bounds the nesting Value follows; deeper input is refused.
@@ -25,8 +24,8 @@ const maxDepth = 64
 
 // Space skips whitespace.
 func (s *Scanner) Space() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
+	for s.i < len(s.text) {
+		switch s.text[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
 		default:
@@ -46,13 +45,13 @@ func (s *Scanner) At(c byte) bool {
 
 // Next reports whether the next byte is c, without stepping past it.
 func (s *Scanner) Next(c byte) bool {
-	return s.i < len(s.data) && s.data[s.i] == c
+	return s.i < len(s.text) && s.text[s.i] == c
 }
 
 // End skips whitespace and reports whether the text ends there.
 func (s *Scanner) End() bool {
 	s.Space()
-	return s.i == len(s.data)
+	return s.i == len(s.text)
 }
 
 // Str reads a string of printable ASCII without escapes.
@@ -61,8 +60,8 @@ func (s *Scanner) Str() (string, bool) {
 		return "", false
 	}
 	start := s.i + 1
-	for j := start; j < len(s.data); j++ {
-		switch c := s.data[j]; {
+	for j := start; j < len(s.text); j++ {
+		switch c := s.text[j]; {
 		case c == '"':
 			s.i = j + 1
 			return s.text[start:j], true
@@ -136,7 +135,7 @@ func (s *Scanner) Array(elem func() bool) bool {
 
 // Literal reads word (true, false or null).
 func (s *Scanner) Literal(word string) bool {
-	if len(s.data)-s.i < len(word) || s.text[s.i:s.i+len(word)] != word {
+	if len(s.text)-s.i < len(word) || s.text[s.i:s.i+len(word)] != word {
 		return false
 	}
 	s.i += len(word)
@@ -148,7 +147,7 @@ func (s *Scanner) Number() (string, bool) {
 	start := s.i
 	digits := func() int {
 		n := 0
-		for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		for s.i < len(s.text) && s.text[s.i] >= '0' && s.text[s.i] <= '9' {
 			s.i++
 			n++
 		}
@@ -174,20 +173,20 @@ func (s *Scanner) Number() (string, bool) {
 	return s.text[start:s.i], true
 }
 
-// Value reads any value and returns its bytes, a slice of the text.
-func (s *Scanner) Value() ([]byte, bool) {
-	start := s.i
+// Value reads any value and returns where it starts and ends in the text.
+func (s *Scanner) Value() (start, end int, ok bool) {
+	start = s.i
 	if !s.skip(0) {
-		return nil, false
+		return 0, 0, false
 	}
-	return s.data[start:s.i], true
+	return start, s.i, true
 }
 
 func (s *Scanner) skip(depth int) bool {
-	if s.i >= len(s.data) || depth > maxDepth {
+	if s.i >= len(s.text) || depth > maxDepth {
 		return false
 	}
-	switch c := s.data[s.i]; {
+	switch c := s.text[s.i]; {
 	case c == '{':
 		return s.Object(func(string) bool { return s.skip(depth + 1) })
 	case c == '[':
