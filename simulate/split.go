@@ -98,11 +98,18 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 		} else {
 		scan:
 			for ; i < len(chunk); i++ {
-				c := chunk[i]
 				if inString {
-					switch {
-					case escape:
+					if escape {
 						escape = false
+						continue
+					}
+					for i < len(chunk) && !stringStop[chunk[i]] {
+						i++
+					}
+					if i == len(chunk) {
+						break
+					}
+					switch c := chunk[i]; {
 					case c == '\\':
 						escape = true
 					case c == '"':
@@ -111,7 +118,7 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 							end = i + 1
 							break scan
 						}
-					case c < 0x20:
+					default: // a control character
 						if c == '\n' {
 							s.line++
 						}
@@ -120,7 +127,13 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 					}
 					continue
 				}
-				switch c {
+				for i < len(chunk) && !structStop[chunk[i]] {
+					i++
+				}
+				if i == len(chunk) {
+					break
+				}
+				switch chunk[i] {
 				case '"':
 					inString = true
 				case '{', '[':
@@ -148,6 +161,20 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 		_, _ = s.br.Discard(len(chunk))
 	}
 }
+
+// stringStop and structStop are the bytes value must look at inside a
+// string and outside one; it skips the others in a tight loop.
+var stringStop, structStop = func() (in, out [256]bool) {
+	for c := range 0x20 {
+		in[c] = true
+	}
+	in['\\'], in['"'] = true, true
+	for _, c := range []byte(`"{}[]`) {
+		out[c] = true
+	}
+	out['\n'] = true
+	return in, out
+}()
 
 // isDelimiter reports whether c ends a number or a literal.
 func isDelimiter(c byte) bool {

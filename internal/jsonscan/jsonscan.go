@@ -60,17 +60,25 @@ func (s *Scanner) Str() (string, bool) {
 		return "", false
 	}
 	start := s.i + 1
-	for j := start; j < len(s.text); j++ {
-		switch c := s.text[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.text[start:j], true
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return "", false
-		}
+	j := start
+	for j < len(s.text) && plain[s.text[j]] {
+		j++
 	}
-	return "", false
+	if j == len(s.text) || s.text[j] != '"' {
+		return "", false
+	}
+	s.i = j + 1
+	return s.text[start:j], true
 }
+
+// plain is the bytes Str takes inside a string: printable ASCII but the
+// quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Object reads an object, calling member for each key with the scanner at
 // its value (whitespace skipped); member must read the value.
