@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"net/netip"
@@ -91,20 +92,29 @@ type operator struct {
 // accepts them.
 func parseOperator(name string) (operator, error) {
 	var op operator
-	s := name
-	lower := strings.ToLower(s)
+	// Lower-case into a buffer: an operator is parsed for every condition
+	// compiled, and the name is never kept.
+	var buf [64]byte
+	var base []byte
+	if len(name) <= len(buf) && isASCII(name) {
+		base = buf[:len(name)]
+		for i := range len(name) {
+			base[i] = lower(name[i])
+		}
+	} else {
+		base = []byte(strings.ToLower(name))
+	}
 	switch {
-	case strings.HasPrefix(lower, "forallvalues:"):
-		op.set, s = setForAll, s[len("forallvalues:"):]
-	case strings.HasPrefix(lower, "foranyvalue:"):
-		op.set, s = setForAny, s[len("foranyvalue:"):]
+	case bytes.HasPrefix(base, []byte("forallvalues:")):
+		op.set, base = setForAll, base[len("forallvalues:"):]
+	case bytes.HasPrefix(base, []byte("foranyvalue:")):
+		op.set, base = setForAny, base[len("foranyvalue:"):]
 	}
-	base := strings.ToLower(s)
-	if strings.HasSuffix(base, "ifexists") {
+	if bytes.HasSuffix(base, []byte("ifexists")) {
 		op.ifExists = true
-		base = strings.TrimSuffix(base, "ifexists")
+		base = base[:len(base)-len("ifexists")]
 	}
-	b, ok := baseOps[base]
+	b, ok := baseOps[string(base)]
 	if !ok {
 		return op, fmt.Errorf("unknown condition operator %q; use one of the String, Numeric, Date, Bool, BinaryEquals, IpAddress, Arn or Null operators", name)
 	}
@@ -382,4 +392,14 @@ func compareOrdered(c cmp, r int) bool {
 		return r >= 0
 	}
 	return r == 0
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -97,7 +97,7 @@ func (d *directParser) document(kind Kind) (*Document, bool) {
 		}
 	}
 	for i := range doc.Statements {
-		has := func(k string) bool { return d.shapes[i]&elemBits[k] != 0 }
+		has := func(k string) bool { return d.shapes[i]&elemBit(k) != 0 }
 		if checkStatementShape(&doc.Statements[i], has, "", kind) != nil {
 			return nil, false
 		}
@@ -118,10 +118,29 @@ const (
 	elemCondition
 )
 
-var elemBits = map[string]uint16{
-	"Sid": elemSid, "Effect": elemEffect, "Action": elemAction, "NotAction": elemNotAction,
-	"Resource": elemResource, "NotResource": elemNotResource, "Principal": elemPrincipal,
-	"NotPrincipal": elemNotPrincipal, "Condition": elemCondition,
+// elemBit is the bit of a statement element, 0 for an unknown one.
+func elemBit(key string) uint16 {
+	switch key {
+	case "Sid":
+		return elemSid
+	case "Effect":
+		return elemEffect
+	case "Action":
+		return elemAction
+	case "NotAction":
+		return elemNotAction
+	case "Resource":
+		return elemResource
+	case "NotResource":
+		return elemNotResource
+	case "Principal":
+		return elemPrincipal
+	case "NotPrincipal":
+		return elemNotPrincipal
+	case "Condition":
+		return elemCondition
+	}
+	return 0
 }
 
 // statement reads one statement and appends it to doc, and the elements it
@@ -130,7 +149,7 @@ func (d *directParser) statement(doc *Document) bool {
 	var s Statement
 	var has uint16
 	ok := d.Object(func(key string) bool {
-		bit := elemBits[key]
+		bit := elemBit(key)
 		if bit == 0 || has&bit != 0 {
 			return false
 		}

@@ -128,8 +128,9 @@ func (c *Context) single(k string) (string, bool) {
 // aws:username.
 func (c *Context) AddPrincipalKeys(principal string) {
 	p := parseCaller(principal)
+	// k is lower-case already, as the context keeps its keys.
 	setDefault := func(k, v string) {
-		if _, ok := c.lookup(strings.ToLower(k)); !ok && v != "" {
+		if _, ok := c.lookup(k); !ok && v != "" {
 			c.Set(k, v)
 		}
 	}
@@ -150,7 +151,7 @@ func (c *Context) AddPrincipalKeys(principal string) {
 	default:
 		return
 	}
-	setDefault("aws:PrincipalArn", arn)
-	setDefault("aws:PrincipalAccount", p.account)
-	setDefault("aws:PrincipalType", typ)
+	setDefault("aws:principalarn", arn)
+	setDefault("aws:principalaccount", p.account)
+	setDefault("aws:principaltype", typ)
 }

@@ -21,7 +21,7 @@ func decodeDirect(data []byte, c *Case) bool {
 	var seen uint16
 	s.Space()
 	ok := s.Object(func(key string) bool {
-		bit := caseFields[key]
+		bit := caseField(key)
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
@@ -79,12 +79,33 @@ const (
 	fieldSessionPolicy
 )
 
-var caseFields = map[string]uint16{
-	"principal": fieldPrincipal, "action": fieldAction, "resource": fieldResource,
-	"resourceAccount": fieldResourceAccount, "context": fieldContext,
-	"identityPolicies": fieldIdentityPolicies, "resourcePolicy": fieldResourcePolicy,
-	"permissionsBoundary": fieldPermissionsBoundary, "scps": fieldSCPs, "rcps": fieldRCPs,
-	"sessionPolicy": fieldSessionPolicy,
+// caseField is the bit of a request field, 0 for an unknown one.
+func caseField(key string) uint16 {
+	switch key {
+	case "principal":
+		return fieldPrincipal
+	case "action":
+		return fieldAction
+	case "resource":
+		return fieldResource
+	case "resourceAccount":
+		return fieldResourceAccount
+	case "context":
+		return fieldContext
+	case "identityPolicies":
+		return fieldIdentityPolicies
+	case "resourcePolicy":
+		return fieldResourcePolicy
+	case "permissionsBoundary":
+		return fieldPermissionsBoundary
+	case "scps":
+		return fieldSCPs
+	case "rcps":
+		return fieldRCPs
+	case "sessionPolicy":
+		return fieldSessionPolicy
+	}
+	return 0
 }
 
 // scanner is a jsonscan.Scanner over a request's bytes, which it keeps to
