@@ -209,17 +209,19 @@ func parseDate(s string) (time.Time, error) {
 
 // parseCIDR reads a CIDR block or a single address (a /32 or /128).
 func parseCIDR(s string) (netip.Prefix, error) {
-	bad := fmt.Errorf("must be an IPv4 or IPv6 address or CIDR such as 203.0.113.0/24 or 2001:db8::/32, got %q", s)
+	bad := func() error {
+		return fmt.Errorf("must be an IPv4 or IPv6 address or CIDR such as 203.0.113.0/24 or 2001:db8::/32, got %q", s)
+	}
 	addr, bits, hasBits := strings.Cut(strings.TrimSpace(s), "/")
 	a, ok := readAddr(addr)
 	if !ok {
-		return netip.Prefix{}, bad
+		return netip.Prefix{}, bad()
 	}
 	n := a.BitLen()
 	if hasBits {
 		var ok bool
 		if n, ok = digits(bits, 0, len(bits)); !ok || bits == "" || n > a.BitLen() {
-			return netip.Prefix{}, bad
+			return netip.Prefix{}, bad()
 		}
 	}
 	return netip.PrefixFrom(a, n).Masked(), nil
