@@ -3,6 +3,7 @@ package simulate
 import (
 	"container/list"
 	"encoding/json"
+	"hash/maphash"
 	"sync"
 
 	"leash.dev/leash/policy"
@@ -16,16 +17,16 @@ const docCacheSize = 1024
 // docCache keeps the most recently used policy documents, parsed and
 // compiled, keyed by their kind and exact bytes, so that a document repeated
 // across a batch is parsed and compiled once. Parse errors are kept too: the
-// same bytes fail the same way. The key is the bytes themselves, not a hash,
-// so two documents can never be taken for each other. A nil *docCache parses
-// every time. It is safe for concurrent use: a stream's workers share it.
+// same bytes fail the same way. Entries are found by a hash of the kind and
+// bytes, computed once a lookup and outside the lock, and then compared
+// whole, so two documents can never be taken for each other; of two that
+// share a hash only the later is kept. A nil *docCache parses every time.
+// It is safe for concurrent use: a stream's workers share it.
 type docCache struct {
-	mu  sync.Mutex
-	max int
-	// byKind maps a kind to its documents by their bytes: one map per kind
-	// keeps the key a plain string, which Go looks up from a []byte
-	// without copying it.
-	byKind map[policy.Kind]map[string]*list.Element
+	mu     sync.Mutex
+	max    int
+	seed   maphash.Seed
+	byHash map[uint64]*list.Element
 	order  list.List // front: most recently used
 }
 
@@ -36,6 +37,7 @@ type docCache struct {
 type docEntry struct {
 	kind policy.Kind
 	raw  string
+	hash uint64
 	doc  *policy.Document
 	err  error
 	// compiled is the document compiled under no name (see
@@ -45,7 +47,7 @@ type docEntry struct {
 }
 
 func newDocCache(max int) *docCache {
-	return &docCache{max: max, byKind: map[policy.Kind]map[string]*list.Element{}}
+	return &docCache{max: max, seed: maphash.MakeSeed(), byHash: map[uint64]*list.Element{}}
 }
 
 // newDocEntry parses and compiles raw as kind. The parsed document's
@@ -63,40 +65,61 @@ func newDocEntry(raw string, kind policy.Kind) *docEntry {
 }
 
 // get returns the entry of raw as kind, from the cache when it was seen
-// before; a nil cache parses and compiles every time. It parses and compiling it when it is
-// not in the cache. The work is done outside the lock, so that workers
-// parsing different documents do not wait for each other; two workers
-// meeting the same new document may both parse it, and the first kept wins.
+// before, else parsed and compiled; a nil cache parses and compiles every
+// time. The work is done outside the lock, so that workers parsing
+// different documents do not wait for each other; two workers meeting the
+// same new document may both parse it, and the first kept wins.
 func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
 	if c == nil {
 		return newDocEntry(string(raw), kind)
 	}
-	c.mu.Lock()
-	if e, ok := c.byKind[kind][string(raw)]; ok {
-		c.order.MoveToFront(e)
-		c.mu.Unlock()
-		return e.Value.(*docEntry)
+	sum := c.sum(raw, kind)
+	if e := c.lookup(sum, raw, kind); e != nil {
+		return e
 	}
-	c.mu.Unlock()
 	entry := newDocEntry(string(raw), kind)
+	entry.hash = sum
 	if entry.compiled != nil {
 		entry.doc = nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	docs := c.byKind[kind]
-	if docs == nil {
-		docs = map[string]*list.Element{}
-		c.byKind[kind] = docs
-	}
-	if e, ok := docs[entry.raw]; ok {
-		c.order.MoveToFront(e)
-		return e.Value.(*docEntry)
+	if el, ok := c.byHash[sum]; ok {
+		if e := el.Value.(*docEntry); e.kind == kind && e.raw == entry.raw {
+			c.order.MoveToFront(el)
+			return e
+		}
+		c.order.Remove(el) // another document with the same hash
 	}
 	if c.order.Len() >= c.max {
 		oldest := c.order.Remove(c.order.Back()).(*docEntry)
-		delete(c.byKind[oldest.kind], oldest.raw)
+		delete(c.byHash, oldest.hash)
 	}
-	docs[entry.raw] = c.order.PushFront(entry)
+	c.byHash[sum] = c.order.PushFront(entry)
 	return entry
+}
+
+// sum is the hash of raw as kind.
+func (c *docCache) sum(raw json.RawMessage, kind policy.Kind) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	_ = h.WriteByte(byte(kind))
+	_, _ = h.Write(raw)
+	return h.Sum64()
+}
+
+// lookup returns the cached entry of raw as kind, or nil.
+func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) *docEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byHash[sum]
+	if !ok {
+		return nil
+	}
+	e := el.Value.(*docEntry)
+	if e.kind != kind || e.raw != string(raw) {
+		return nil
+	}
+	c.order.MoveToFront(el)
+	return e
 }

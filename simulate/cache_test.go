@@ -50,7 +50,7 @@ func TestDocCache(t *testing.T) {
 		c.get(doc(0), policy.Identity) // 0 is now the most recently used
 		for i := 3; i < 10; i++ {
 			c.get(doc(i), policy.Identity)
-			if c.order.Len() > 3 || len(c.byKind[policy.Identity]) > 3 {
+			if c.order.Len() > 3 || len(c.byHash) > 3 {
 				t.Fatalf("the cache holds %d documents, more than its 3", c.order.Len())
 			}
 		}
@@ -59,4 +59,25 @@ func TestDocCache(t *testing.T) {
 			t.Error("document 0 outlived seven newer ones in a cache of 3")
 		}
 	})
+}
+
+// TestDocCacheNeverMistakesOneDocumentForAnother pins that two documents
+// sharing a hash are told apart by their bytes: the cache answers each with
+// its own parse.
+func TestDocCacheNeverMistakesOneDocumentForAnother(t *testing.T) {
+	c := newDocCache(4)
+	a := json.RawMessage(`{"Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}}`)
+	b := json.RawMessage(`{"Statement":{"Effect":"Deny","Action":"s3:GetObject","Resource":"*"}}`)
+	ea := c.get(a, policy.Identity)
+	// Force a collision: a's entry filed under b's hash.
+	c.byHash[c.sum(b, policy.Identity)] = c.byHash[ea.hash]
+	if eb := c.get(b, policy.Identity); eb == ea || eb.raw != string(b) {
+		t.Fatalf("b was answered with a's entry (%s)", eb.raw)
+	}
+	if got := c.get(b, policy.Identity); got.raw != string(b) {
+		t.Errorf("b's second lookup got %s", got.raw)
+	}
+	if got := c.get(a, policy.Resource); got.kind != policy.Resource {
+		t.Errorf("a as a resource policy came back as %s", got.kind)
+	}
 }
