@@ -20,6 +20,7 @@ func iamOperations() map[string]operation {
 	iamOIDCOperations(ops)
 	iamSimulateOperations(ops)
 	iamAccountDetailsOperations(ops)
+	iamInstanceProfileOperations(ops)
 	return ops
 }
 
