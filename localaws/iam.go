@@ -21,6 +21,7 @@ func iamOperations() map[string]operation {
 	iamSimulateOperations(ops)
 	iamAccountDetailsOperations(ops)
 	iamInstanceProfileOperations(ops)
+	iamUserReadOperations(ops)
 	return ops
 }
 
