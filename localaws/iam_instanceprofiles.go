@@ -211,7 +211,7 @@ func iamInstanceProfileOperations(ops map[string]operation) {
 			// "The caller of this operation must be granted the PassRole
 			// permission on the IAM role" (API_AddRoleToInstanceProfile).
 			if c.accessKeyID != "" {
-				t, err := c.roleSubject(role).target(c, nil)
+				t, err := c.roleSubject(role).target(c, []keysFunc{passedToInstances})
 				if err != nil {
 					return nil, err
 				}
@@ -235,4 +235,17 @@ func iamInstanceProfileOperations(ops map[string]operation) {
 		},
 	}
 	tagOperations(ops, instanceProfileTags)
+}
+
+// passedToInstances are iam:PassRole's condition keys when a role is put in
+// an instance profile: the role goes to EC2 (iam:PassedToService), for any
+// instance of the caller's account in any region. The IAM API reference
+// (API_AddRoleToInstanceProfile.html) says a policy must name that
+// iam:AssociatedResourceArn as arn:aws:ec2:*:ACCOUNT:instance/*, so that is
+// the value the request carries.
+func passedToInstances(c *call, _ subject) (map[string][]string, error) {
+	return map[string][]string{
+		"iam:PassedToService":       {"ec2.amazonaws.com"},
+		"iam:AssociatedResourceArn": {"arn:aws:ec2:*:" + c.tx.Account().ID + ":instance/*"},
+	}, nil
 }

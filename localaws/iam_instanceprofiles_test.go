@@ -205,6 +205,15 @@ func TestInstanceProfileAuthorization(t *testing.T) {
 		return e.IAM(credentials.NewStaticCredentialsProvider(aws.ToString(k.AccessKeyId), aws.ToString(k.SecretAccessKey), ""))
 	}
 	noPass, pass := client("no-pass", appOnly), client("pass", withPass)
+	// PassRole only to EC2 instances of the account, as AWS's reference
+	// says such a policy must be written, or only to Lambda.
+	toService := func(service string) string {
+		return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:AddRoleToInstanceProfile","Resource":"*"},` +
+			`{"Effect":"Allow","Action":"iam:PassRole","Resource":"*","Condition":{"StringEquals":{"iam:PassedToService":"` + service + `"},` +
+			`"StringLike":{"iam:AssociatedResourceArn":"arn:aws:ec2:*:` + account + `:instance/*"}}}]}`
+	}
+	toEC2, toLambda := client("to-ec2", toService("ec2.amazonaws.com")), client("to-lambda", toService("lambda.amazonaws.com"))
+	must[*iam.CreateInstanceProfileOutput](t, "CreateInstanceProfile")(admin.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String("ec2")}))
 
 	tests := []struct {
 		name string
@@ -225,6 +234,14 @@ func TestInstanceProfileAuthorization(t *testing.T) {
 		}, "AccessDenied"},
 		{"with iam:PassRole the role is added", func() error {
 			_, err := pass.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String("web"), RoleName: aws.String("web")})
+			return err
+		}, ""},
+		{"iam:PassRole passes the role to EC2", func() error {
+			_, err := toLambda.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String("ec2"), RoleName: aws.String("web")})
+			return err
+		}, "AccessDenied"},
+		{"for the account's instances in any region", func() error {
+			_, err := toEC2.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String("ec2"), RoleName: aws.String("web")})
 			return err
 		}, ""},
 		{"listing profiles is not granted by a profile ARN under a path", func() error {
