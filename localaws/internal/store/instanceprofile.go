@@ -22,6 +22,9 @@ type InstanceProfile struct {
 // maxRolesPerInstanceProfile is IAM's InstanceSessionsPerInstanceProfile.
 const maxRolesPerInstanceProfile = 1
 
+// maxInstanceProfiles is IAM's InstanceProfilesPerAccount.
+const maxInstanceProfiles = 1000
+
 // maxInstanceProfileNameLen is the longest name IAM takes for an instance
 // profile (roles take 64 characters at most).
 const maxInstanceProfileNameLen = 128
@@ -44,6 +47,9 @@ func (tx *Tx) CreateInstanceProfile(p InstanceProfile) (InstanceProfile, error) 
 	}
 	if tx.exists(bucketInstanceProfiles, key(p.Name)) {
 		return InstanceProfile{}, refuse(EntityAlreadyExists, "Instance Profile %s already exists.", p.Name)
+	}
+	if tx.countKeys(bucketInstanceProfiles, maxInstanceProfiles) >= maxInstanceProfiles {
+		return InstanceProfile{}, refuse(LimitExceeded, "Cannot exceed quota for InstanceProfilesPerAccount: %d", maxInstanceProfiles)
 	}
 	created := InstanceProfile{
 		Name:              p.Name,
@@ -178,4 +184,15 @@ func (tx *Tx) updateInstanceProfile(name string, change func(*InstanceProfile) e
 		return InstanceProfile{}, err
 	}
 	return p, tx.put(bucketInstanceProfiles, key(p.Name), p)
+}
+
+// countKeys counts the keys of bucket, up to limit. It walks a cursor, since
+// bbolt's bucket statistics miss what the transaction itself has written.
+func (tx *Tx) countKeys(bucket string, limit int) int {
+	n := 0
+	c := tx.bucket(bucket).Cursor()
+	for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+		n++
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -103,4 +104,31 @@ func TestInstanceProfileHoldsItsRole(t *testing.T) {
 		return nil
 	})
 	update(t, s, func(tx *store.Tx) error { return tx.DeleteInstanceProfile("web") })
+}
+
+// TestInstanceProfileQuota pins IAM's InstanceProfilesPerAccount: the
+// 1,001st profile is refused, and a deleted one makes room again.
+func TestInstanceProfileQuota(t *testing.T) {
+	s, _ := openStore(t)
+	update(t, s, func(tx *store.Tx) error {
+		for i := range 1000 {
+			if _, err := tx.CreateInstanceProfile(store.InstanceProfile{Name: fmt.Sprintf("p%04d", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	err := s.Update(context.Background(), func(tx *store.Tx) error {
+		return ignore(tx.CreateInstanceProfile(store.InstanceProfile{Name: "one-more"}))
+	})
+	var e *store.Error
+	if !errors.As(err, &e) || e.Code != store.LimitExceeded || e.Message != "Cannot exceed quota for InstanceProfilesPerAccount: 1000" {
+		t.Errorf("the 1,001st profile: %v, want LimitExceeded", err)
+	}
+	update(t, s, func(tx *store.Tx) error {
+		if err := tx.DeleteInstanceProfile("p0000"); err != nil {
+			return err
+		}
+		return ignore(tx.CreateInstanceProfile(store.InstanceProfile{Name: "one-more"}))
+	})
 }
