@@ -20,6 +20,8 @@ func iamOperations() map[string]operation {
 	iamOIDCOperations(ops)
 	iamSimulateOperations(ops)
 	iamAccountDetailsOperations(ops)
+	iamInstanceProfileOperations(ops)
+	iamUserReadOperations(ops)
 	return ops
 }
 

@@ -38,9 +38,8 @@ type userDetailShape struct {
 	Tags                    query.OptionalList[query.Tag] `xml:"Tags"`
 }
 
-// roleDetailShape is IAM's RoleDetail. leash local has no instance
-// profiles, so InstanceProfileList is empty, and does not track
-// RoleLastUsed, so it is left out.
+// roleDetailShape is IAM's RoleDetail, with the instance profiles that
+// hold the role. leash local does not track RoleLastUsed, so it is left out.
 type roleDetailShape struct {
 	Path                     string                        `xml:"Path"`
 	RoleName                 string                        `xml:"RoleName"`
@@ -48,7 +47,7 @@ type roleDetailShape struct {
 	Arn                      string                        `xml:"Arn"`
 	CreateDate               query.Timestamp               `xml:"CreateDate"`
 	AssumeRolePolicyDocument string                        `xml:"AssumeRolePolicyDocument"`
-	InstanceProfileList      []struct{}                    `xml:"InstanceProfileList>member"`
+	InstanceProfileList      []instanceProfileShape        `xml:"InstanceProfileList>member"`
 	RolePolicyList           []inlinePolicyShape           `xml:"RolePolicyList>member"`
 	AttachedManagedPolicies  []attachedPolicyShape         `xml:"AttachedManagedPolicies>member"`
 	PermissionsBoundary      *boundaryShape                `xml:"PermissionsBoundary,omitempty"`
@@ -123,7 +122,11 @@ func iamAccountDetailsOperations(ops map[string]operation) {
 				case it.user != nil:
 					out.UserDetailList = append(out.UserDetailList, userDetailOf(*it.user))
 				case it.role != nil:
-					out.RoleDetailList = append(out.RoleDetailList, roleDetailOf(*it.role))
+					d, err := roleDetailOf(c.tx, *it.role)
+					if err != nil {
+						return nil, err
+					}
+					out.RoleDetailList = append(out.RoleDetailList, d)
 				default:
 					d, err := managedPolicyDetailOf(c.tx, *it.policy)
 					if err != nil {
@@ -249,14 +252,22 @@ func userDetailOf(u store.User) userDetailShape {
 	}
 }
 
-func roleDetailOf(r store.Role) roleDetailShape {
+func roleDetailOf(tx *store.Tx, r store.Role) (roleDetailShape, error) {
+	profiles, err := tx.ListInstanceProfilesForRole(r.Name)
+	if err != nil {
+		return roleDetailShape{}, err
+	}
+	shown, err := instanceProfilesOf(tx, profiles)
+	if err != nil {
+		return roleDetailShape{}, err
+	}
 	return roleDetailShape{
 		Path: r.Path, RoleName: r.Name, RoleID: r.RoleID, Arn: r.ARN, CreateDate: query.Timestamp(r.CreateDate),
 		AssumeRolePolicyDocument: query.PolicyDocument(r.AssumeRolePolicyDocument),
-		InstanceProfileList:      []struct{}{}, RolePolicyList: inlineDetailsOf(r.InlinePolicies),
+		InstanceProfileList:      shown, RolePolicyList: inlineDetailsOf(r.InlinePolicies),
 		AttachedManagedPolicies: attachedDetailsOf(r.AttachedPolicies),
 		PermissionsBoundary:     boundaryOf(r.PermissionsBoundary), Tags: tagsOf(r.Tags),
-	}
+	}, nil
 }
 
 func managedPolicyDetailOf(tx *store.Tx, p store.ManagedPolicy) (managedPolicyDetailShape, error) {

@@ -33,6 +33,7 @@ func stsOperations() map[string]operation {
 	}
 	ops["AssumeRole"] = operation{target: assumeRoleTarget, run: assumeRole}
 	ops["AssumeRoleWithWebIdentity"] = webIdentityOperation(newOIDCKeys())
+	stsKeyInfoOperations(ops)
 	ops["AssumeRoleWithSAML"] = operation{
 		unsigned: true,
 		run: func(c *call) (any, error) {

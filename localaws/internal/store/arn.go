@@ -13,6 +13,10 @@ func (a Account) roleARN(path, name string) string {
 	return "arn:aws:iam::" + a.ID + ":role" + path + name
 }
 
+func (a Account) instanceProfileARN(path, name string) string {
+	return "arn:aws:iam::" + a.ID + ":instance-profile" + path + name
+}
+
 func (a Account) policyARN(path, name string) string {
 	return "arn:aws:iam::" + a.ID + ":policy" + path + name
 }

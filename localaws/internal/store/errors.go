@@ -71,6 +71,7 @@ const (
 	BlockerAttachments      Blocker = "attachments"              // a managed policy still attached to users or roles
 	BlockerBoundaryUse      Blocker = "permissions boundary use" // a managed policy still a user's or role's boundary
 	BlockerPolicyVersions   Blocker = "policy versions"          // a managed policy with versions besides the default
+	BlockerProfileRoles     Blocker = "instance profile roles"   // a role in an instance profile, or a profile holding a role
 )
 
 // deleteConflict is the refusal of a delete, with IAM's message for the first
@@ -83,6 +84,7 @@ func deleteConflict(blockers []Blocker) *Error {
 		BlockerAttachedPolicies: "Cannot delete entity, must detach all policies first.",
 		BlockerAttachments:      "Cannot delete a policy attached to entities.",
 		BlockerBoundaryUse:      "Cannot delete a policy used as a permissions boundary.",
+		BlockerProfileRoles:     "Cannot delete entity, must remove roles from instance profile first.",
 		BlockerPolicyVersions:   "This policy has more than one version. Before you delete a policy, you must delete the policy's versions. The default version is deleted with the policy.",
 	}[blockers[0]]
 	return &Error{Code: DeleteConflict, Message: msg, Blockers: blockers}

@@ -14,6 +14,8 @@ const (
 	prefixPolicyID   = "ANPA"
 	prefixAccessKey  = "AKIA"
 	prefixSessionKey = "ASIA"
+
+	prefixInstanceProfileID = "AIPA"
 )
 
 // idAlphabet is base32's: real IAM IDs use upper-case letters and the digits

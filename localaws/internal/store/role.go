@@ -153,13 +153,22 @@ func (tx *Tx) UpdateAssumeRolePolicy(name, document string) (Role, error) {
 }
 
 // RoleBlockers lists what must be removed before the role can be deleted:
-// inline policies, then attached policies.
+// inline policies, then attached policies, then the role's place in
+// instance profiles.
 func (tx *Tx) RoleBlockers(name string) ([]Blocker, error) {
 	r, err := tx.GetRole(name)
 	if err != nil {
 		return nil, err
 	}
-	return permissionsBlockers(r.Permissions), nil
+	return tx.roleBlockers(r), nil
+}
+
+func (tx *Tx) roleBlockers(r Role) []Blocker {
+	blockers := permissionsBlockers(r.Permissions)
+	if tx.roleInInstanceProfile(r.Name) {
+		blockers = append(blockers, BlockerProfileRoles)
+	}
+	return blockers
 }
 
 // DeleteRole deletes a role that nothing blocks (see RoleBlockers), or refuses
@@ -170,7 +179,7 @@ func (tx *Tx) DeleteRole(name string) error {
 	if err != nil {
 		return err
 	}
-	if blockers := permissionsBlockers(r.Permissions); len(blockers) > 0 {
+	if blockers := tx.roleBlockers(r); len(blockers) > 0 {
 		return deleteConflict(blockers)
 	}
 	if err := tx.release(&r.Permissions); err != nil {

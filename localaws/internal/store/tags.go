@@ -30,10 +30,11 @@ func (ts Tags) Get(key string) (string, bool) {
 type Tagged int
 
 const (
-	TaggedUser         Tagged = iota + 1 // named by its user name
-	TaggedRole                           // named by its role name
-	TaggedPolicy                         // a customer managed policy, named by its ARN
-	TaggedOIDCProvider                   // named by its ARN
+	TaggedUser            Tagged = iota + 1 // named by its user name
+	TaggedRole                              // named by its role name
+	TaggedPolicy                            // a customer managed policy, named by its ARN
+	TaggedOIDCProvider                      // named by its ARN
+	TaggedInstanceProfile                   // named by its instance profile name
 )
 
 // Tag adds tags to the entity of kind k named by id, replacing the values
@@ -80,6 +81,8 @@ func (tx *Tx) retag(k Tagged, id string, change func(Tags) (Tags, error)) (Tags,
 		_, err = tx.updatePolicy(id, func(p *ManagedPolicy) error { return set(&p.Tags) })
 	case TaggedOIDCProvider:
 		_, err = tx.updateOIDCProvider(id, func(p *OIDCProvider) error { return set(&p.Tags) })
+	case TaggedInstanceProfile:
+		_, err = tx.updateInstanceProfile(id, func(p *InstanceProfile) error { return set(&p.Tags) })
 	default:
 		return nil, fmt.Errorf("store: tags of unknown kind %d", k)
 	}

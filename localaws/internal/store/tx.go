@@ -22,6 +22,9 @@ const (
 	bucketSessionExpiry  = "sessionExpiry"  // expiration (big-endian Unix ns) + ASIA… → nothing
 	bucketOIDCProviders  = "oidcProviders"  // lower(host/path) → OIDCProvider
 
+	bucketInstanceProfiles     = "instanceProfiles"     // lower(profile name) → InstanceProfile
+	bucketRoleInstanceProfiles = "roleInstanceProfiles" // lower(role name)/lower(profile name) → nothing: the profiles of each role
+
 	metaSchema  = "schema"
 	metaAccount = "account"
 )
@@ -29,6 +32,7 @@ const (
 var allBuckets = [...]string{
 	bucketMeta, bucketUsers, bucketRoles, bucketPolicies, bucketPolicyVersions,
 	bucketAccessKeys, bucketUserKeys, bucketSessions, bucketSessionExpiry, bucketOIDCProviders,
+	bucketInstanceProfiles, bucketRoleInstanceProfiles,
 }
 
 // Tx is a transaction of Store.View or Store.Update. Its methods are the IAM
