@@ -46,6 +46,30 @@ func onGroup(extra ...keysFunc) func(*call) (target, error) {
 	}
 }
 
+// authorizeNewGroup asks for iam:UpdateGroup on the group as it will be
+// named, as IAM does besides asking for it on the group as it is: a caller
+// allowed to change only some groups cannot rename one out of its reach.
+func authorizeNewGroup(c *call, name, newName, newPath string) error {
+	if c.accessKeyID == "" || (newName == "" && newPath == "") {
+		return nil
+	}
+	g, err := c.tx.GetGroup(name)
+	if err != nil {
+		return err // UpdateGroup says NoSuchEntity
+	}
+	if newName == "" {
+		newName = g.Name
+	}
+	if newPath == "" {
+		newPath = g.Path
+	}
+	t, err := subject{arn: c.arn("group/" + pathName(newPath, newName))}.target(c, nil)
+	if err != nil {
+		return err
+	}
+	return c.srv.authorizeAction(c, "iam:UpdateGroup", t)
+}
+
 // requiredGroup is the group named by the required GroupName.
 func (c *call) requiredGroup() (store.Group, error) {
 	name, err := c.required("GroupName")
@@ -150,7 +174,11 @@ func iamGroupOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			_, err = c.tx.UpdateGroup(name, c.param("NewGroupName"), c.param("NewPath"))
+			newName, newPath := c.param("NewGroupName"), c.param("NewPath")
+			if err := authorizeNewGroup(c, name, newName, newPath); err != nil {
+				return nil, err
+			}
+			_, err = c.tx.UpdateGroup(name, newName, newPath)
 			return nil, err
 		},
 	}

@@ -19,7 +19,7 @@ func TestGroupPolicyAllowsOnlyWhileMember(t *testing.T) {
 	listUsers := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:ListUsers","Resource":"*"}]}`
 	listRoles := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:ListRoles","Resource":"*"}]}`
 	member := userClient(t, e, admin, "member", "")
-	aliceARN := "arn:aws:iam::" + account + ":user/member"
+	memberARN := "arn:aws:iam::" + account + ":user/member"
 	group := aws.String("readers")
 	must[*iam.CreateGroupOutput](t, "CreateGroup")(admin.CreateGroup(ctx, &iam.CreateGroupInput{GroupName: group, Path: aws.String("/team/")}))
 	must[*iam.PutGroupPolicyOutput](t, "PutGroupPolicy")(admin.PutGroupPolicy(ctx, &iam.PutGroupPolicyInput{GroupName: group, PolicyName: aws.String("list-users"), PolicyDocument: aws.String(listUsers)}))
@@ -90,7 +90,7 @@ func TestGroupPolicyAllowsOnlyWhileMember(t *testing.T) {
 		if step.allow {
 			want = allowed
 		}
-		sameDecisions(step.name+": SimulatePrincipalPolicy of the user", simulate(aliceARN), want)
+		sameDecisions(step.name+": SimulatePrincipalPolicy of the user", simulate(memberARN), want)
 	}
 
 	t.Run("a group ARN as PolicySourceArn simulates the group's own policies", func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestGroupPolicyAllowsOnlyWhileMember(t *testing.T) {
 	t.Run("a policy attached to the user and its group counts once", func(t *testing.T) {
 		must[*iam.AttachGroupPolicyOutput](t, "AttachGroupPolicy")(admin.AttachGroupPolicy(ctx, &iam.AttachGroupPolicyInput{GroupName: group, PolicyArn: managed.Policy.Arn}))
 		must[*iam.AttachUserPolicyOutput](t, "AttachUserPolicy")(admin.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String("member"), PolicyArn: managed.Policy.Arn}))
-		sameDecisions("SimulatePrincipalPolicy of the user", simulate(aliceARN), allowed)
+		sameDecisions("SimulatePrincipalPolicy of the user", simulate(memberARN), allowed)
 	})
 	t.Run("an explicit deny in a group's policy wins over the user's allow", func(t *testing.T) {
 		deny := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"iam:ListRoles","Resource":"*"}]}`
@@ -116,4 +116,30 @@ func TestGroupPolicyAllowsOnlyWhileMember(t *testing.T) {
 		_, err := member.ListRoles(ctx, &iam.ListRolesInput{})
 		wantCode(t, "ListRoles under the group's deny", err, "AccessDenied")
 	})
+}
+
+// TestUpdateGroupNeedsBothNames pins IAM's rule that renaming a group needs
+// iam:UpdateGroup on the group under its old name and under its new one.
+func TestUpdateGroupNeedsBothNames(t *testing.T) {
+	e, admin := adminClient(t)
+	ctx := context.Background()
+	teams := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:UpdateGroup","Resource":"arn:aws:iam::` + account + `:group/team-*"}]}`
+	caller := userClient(t, e, admin, "renamer", teams)
+	must[*iam.CreateGroupOutput](t, "CreateGroup")(admin.CreateGroup(ctx, &iam.CreateGroupInput{GroupName: aws.String("team-a")}))
+	tests := []struct {
+		name, newName string
+		code          string // "" when allowed
+	}{
+		{"a new name outside the allowed groups is AccessDenied", "admins", "AccessDenied"},
+		{"a new name inside the allowed groups is allowed", "team-b", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := caller.UpdateGroup(ctx, &iam.UpdateGroupInput{GroupName: aws.String("team-a"), NewGroupName: aws.String(tt.newName)})
+			wantCode(t, tt.name, err, tt.code)
+		})
+	}
+	if _, err := admin.GetGroup(ctx, &iam.GetGroupInput{GroupName: aws.String("team-b")}); err != nil {
+		t.Errorf("GetGroup team-b after the allowed rename: %v", err)
+	}
 }
