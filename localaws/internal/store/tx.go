@@ -96,9 +96,10 @@ func (tx *Tx) noteWrite(bucket string) {
 }
 
 // PermissionsRevision changes whenever a committed transaction has changed a
-// user, group, membership, role or managed policy (not keys, sessions or OIDC providers). A
-// cache of compiled policies keyed by principal and revision is never
-// stale, and survives AssumeRole and key use, which do not change it.
+// user, group, group membership, role or managed policy (not keys, sessions
+// or OIDC providers). A cache of compiled policies keyed by principal and
+// revision is never stale, and survives AssumeRole and key use, which do
+// not change it.
 func (tx *Tx) PermissionsRevision() uint64 { return tx.bucket(bucketMeta).Sequence() }
 
 // keysWithPrefix lists the keys of bucket that start with prefix, in order.
