@@ -21,9 +21,9 @@ const (
 )
 
 // TestLoadPolicies reads the policies of a user and a role from leash local
-// as the operator's permission check and leash check do: inline, attached
-// and the boundary, each parsed, and nothing else. (leash local has no
-// groups, so a user's groups' policies are left to the e2e tests on AWS.)
+// as the operator's permission check and leash check --user do: inline,
+// attached, a user's groups' inline and attached, and the boundary, each
+// parsed, and nothing else.
 func TestLoadPolicies(t *testing.T) {
 	ctx := context.Background()
 	l := localtest.Start(t, localaws.Config{AccountID: "111122223333"})
@@ -39,6 +39,11 @@ func TestLoadPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	boundARN := aws.ToString(bound.Policy.Arn)
+	list, err := sdk.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("list"), PolicyDocument: aws.String(listDoc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listARN := aws.ToString(list.Policy.Arn)
 	steps := []func() error{
 		func() error {
 			_, err := sdk.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice"), PermissionsBoundary: &boundARN})
@@ -50,6 +55,22 @@ func TestLoadPolicies(t *testing.T) {
 		},
 		func() error {
 			_, err := sdk.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String("alice"), PolicyArn: &readARN})
+			return err
+		},
+		func() error {
+			_, err := sdk.CreateGroup(ctx, &iam.CreateGroupInput{GroupName: aws.String("readers")})
+			return err
+		},
+		func() error {
+			_, err := sdk.PutGroupPolicy(ctx, &iam.PutGroupPolicyInput{GroupName: aws.String("readers"), PolicyName: aws.String("shared"), PolicyDocument: aws.String(listDoc)})
+			return err
+		},
+		func() error {
+			_, err := sdk.AttachGroupPolicy(ctx, &iam.AttachGroupPolicyInput{GroupName: aws.String("readers"), PolicyArn: &listARN})
+			return err
+		},
+		func() error {
+			_, err := sdk.AddUserToGroup(ctx, &iam.AddUserToGroupInput{GroupName: aws.String("readers"), UserName: aws.String("alice")})
 			return err
 		},
 		func() error {
@@ -76,7 +97,7 @@ func TestLoadPolicies(t *testing.T) {
 		identity              []string // the names of the identity policies, sorted
 		boundary              string   // "" for none
 	}{
-		{"a user has its inline and attached policies and its boundary", "user", "alice", []string{"own", readARN}, boundARN},
+		{"a user has its and its group's inline and attached policies and its boundary", "user", "alice", []string{"own", "shared", listARN, readARN}, boundARN},
 		{"a role has its inline and attached policies and no boundary", "role", "ci", []string{"deploy", readARN}, ""},
 	}
 	for _, c := range cases {

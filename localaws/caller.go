@@ -28,6 +28,9 @@ func (s *Server) resolveCaller(c *call) error {
 	var (
 		key   string
 		perms store.Permissions
+		// member is the calling user, whose groups' policies apply besides
+		// perms; nil for a role session.
+		member *store.User
 	)
 	c.session = cred.Session
 	c.caller.Account = account
@@ -57,6 +60,7 @@ func (s *Server) resolveCaller(c *call) error {
 		c.caller.ARN, c.caller.UserID = user.ARN, user.UserID
 		c.caller.Tags = tagMap(user.Tags, nil)
 		perms, key = user.Permissions, "user:"+strings.ToLower(user.Name)
+		member = &user
 		if c.session != nil {
 			key = "session:" + c.accessKeyID
 			c.issuer = userIssuer(user, account)
@@ -78,7 +82,12 @@ func (s *Server) resolveCaller(c *call) error {
 				return set, err
 			}
 		}
-		err := identitySet(tx, perms, &set)
+		var err error
+		if member != nil {
+			err = userIdentitySet(tx, *member, &set)
+		} else {
+			err = identitySet(tx, perms, &set)
+		}
 		return set, err
 	}
 	build := func() (*policy.Policies, error) {

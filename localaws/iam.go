@@ -12,6 +12,7 @@ import (
 func iamOperations() map[string]operation {
 	ops := map[string]operation{}
 	iamUserOperations(ops)
+	iamGroupOperations(ops)
 	iamAccessKeyOperations(ops)
 	iamLoginProfileOperations(ops)
 	iamRoleOperations(ops)

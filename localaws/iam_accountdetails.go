@@ -38,6 +38,17 @@ type userDetailShape struct {
 	Tags                    query.OptionalList[query.Tag] `xml:"Tags"`
 }
 
+// groupDetailShape is IAM's GroupDetail.
+type groupDetailShape struct {
+	Path                    string                `xml:"Path"`
+	GroupName               string                `xml:"GroupName"`
+	GroupID                 string                `xml:"GroupId"`
+	Arn                     string                `xml:"Arn"`
+	CreateDate              query.Timestamp       `xml:"CreateDate"`
+	GroupPolicyList         []inlinePolicyShape   `xml:"GroupPolicyList>member"`
+	AttachedManagedPolicies []attachedPolicyShape `xml:"AttachedManagedPolicies>member"`
+}
+
 // roleDetailShape is IAM's RoleDetail, with the instance profiles that
 // hold the role. leash local does not track RoleLastUsed, so it is left out.
 type roleDetailShape struct {
@@ -72,9 +83,8 @@ type managedPolicyDetailShape struct {
 }
 
 type accountDetailsResult struct {
-	UserDetailList []userDetailShape `xml:"UserDetailList>member"`
-	// GroupDetailList is always empty: leash local has no groups yet.
-	GroupDetailList []struct{}                 `xml:"GroupDetailList>member"`
+	UserDetailList  []userDetailShape          `xml:"UserDetailList>member"`
+	GroupDetailList []groupDetailShape         `xml:"GroupDetailList>member"`
 	RoleDetailList  []roleDetailShape          `xml:"RoleDetailList>member"`
 	Policies        []managedPolicyDetailShape `xml:"Policies>member"`
 	IsTruncated     bool                       `xml:"IsTruncated"`
@@ -84,6 +94,7 @@ type accountDetailsResult struct {
 // accountItem is one entity of the snapshot; exactly one field is set.
 type accountItem struct {
 	user   *store.User
+	group  *store.Group
 	role   *store.Role
 	policy *store.ManagedPolicy
 }
@@ -113,14 +124,20 @@ func iamAccountDetailsOperations(ops map[string]operation) {
 				return nil, err
 			}
 			out := accountDetailsResult{
-				UserDetailList: []userDetailShape{}, GroupDetailList: []struct{}{},
+				UserDetailList: []userDetailShape{}, GroupDetailList: []groupDetailShape{},
 				RoleDetailList: []roleDetailShape{}, Policies: []managedPolicyDetailShape{},
 				IsTruncated: marker != "", Marker: marker,
 			}
 			for _, it := range page {
 				switch {
 				case it.user != nil:
-					out.UserDetailList = append(out.UserDetailList, userDetailOf(*it.user))
+					d, err := userDetailOf(c.tx, *it.user)
+					if err != nil {
+						return nil, err
+					}
+					out.UserDetailList = append(out.UserDetailList, d)
+				case it.group != nil:
+					out.GroupDetailList = append(out.GroupDetailList, groupDetailOf(*it.group))
 				case it.role != nil:
 					d, err := roleDetailOf(c.tx, *it.role)
 					if err != nil {
@@ -162,9 +179,9 @@ func accountDetailsFilter(c *call) (map[string]bool, error) {
 	return out, nil
 }
 
-// accountItems lists the entities the filter selects: users, then groups
-// (none), roles and managed policies, each by name. AWS managed policies
-// are those in use, attached to or bounding a user or role: IAM lists the
+// accountItems lists the entities the filter selects: users, then groups,
+// roles and managed policies, each by name. AWS managed policies are those
+// in use, attached to a user, group or role or bounding a user or role: IAM lists the
 // AWS managed policies an account uses, not the thousand it could, and a
 // policy used only as a boundary is kept so that every boundary a
 // principal names can be read from the snapshot.
@@ -177,6 +194,15 @@ func accountItems(tx *store.Tx, filter map[string]bool) ([]accountItem, error) {
 		}
 		for i := range users {
 			items = append(items, accountItem{user: &users[i]})
+		}
+	}
+	if filter[filterGroup] {
+		groups, err := allPages(func(p store.Page) (store.Listing[store.Group], error) { return tx.ListGroups("", p) })
+		if err != nil {
+			return nil, err
+		}
+		for i := range groups {
+			items = append(items, accountItem{group: &groups[i]})
 		}
 	}
 	if filter[filterRole] {
@@ -243,12 +269,29 @@ func attachedDetailsOf(arns []string) []attachedPolicyShape {
 	return out
 }
 
-func userDetailOf(u store.User) userDetailShape {
+// userDetailOf is a user's detail, with the names of the groups it is in.
+func userDetailOf(tx *store.Tx, u store.User) (userDetailShape, error) {
+	groups, err := tx.UserGroups(u.Name)
+	if err != nil {
+		return userDetailShape{}, err
+	}
+	names := []string{}
+	for _, g := range groups {
+		names = append(names, g.Name)
+	}
 	return userDetailShape{
 		Path: u.Path, UserName: u.Name, UserID: u.UserID, Arn: u.ARN, CreateDate: query.Timestamp(u.CreateDate),
-		UserPolicyList: inlineDetailsOf(u.InlinePolicies), GroupList: []string{},
+		UserPolicyList: inlineDetailsOf(u.InlinePolicies), GroupList: names,
 		AttachedManagedPolicies: attachedDetailsOf(u.AttachedPolicies),
 		PermissionsBoundary:     boundaryOf(u.PermissionsBoundary), Tags: tagsOf(u.Tags),
+	}, nil
+}
+
+func groupDetailOf(g store.Group) groupDetailShape {
+	return groupDetailShape{
+		Path: g.Path, GroupName: g.Name, GroupID: g.GroupID, Arn: g.ARN, CreateDate: query.Timestamp(g.CreateDate),
+		GroupPolicyList:         inlineDetailsOf(g.InlinePolicies),
+		AttachedManagedPolicies: attachedDetailsOf(g.AttachedPolicies),
 	}
 }
 

@@ -161,29 +161,29 @@ func iamAttachmentOperations(ops map[string]operation) {
 	}
 }
 
-// listEntitiesForPolicy lists the users and roles a managed policy is
-// attached to (leash local has no groups), filtered by EntityFilter and
-// PathPrefix, users first.
+// listEntitiesForPolicy lists the users, groups and roles a managed policy
+// is attached to, filtered by EntityFilter and PathPrefix, in that order.
 func listEntitiesForPolicy(c *call) (any, error) {
 	arn, err := c.required("PolicyArn")
 	if err != nil {
 		return nil, err
 	}
-	var users, roles bool
+	var users, groups, roles bool
 	switch c.param("EntityFilter") {
 	case "":
-		users, roles = true, true
+		users, groups, roles = true, true, true
 	case "User":
 		users = true
 	case "Role":
 		roles = true
 	case "Group":
+		groups = true
 	case "LocalManagedPolicy":
 		users = !store.IsAWSManagedPolicy(arn)
-		roles = users
+		groups, roles = users, users
 	case "AWSManagedPolicy":
 		users = store.IsAWSManagedPolicy(arn)
-		roles = users
+		groups, roles = users, users
 	default:
 		return nil, c.q.Invalid("EntityFilter", "Member must satisfy enum value set: [User, Role, Group, LocalManagedPolicy, AWSManagedPolicy]")
 	}
@@ -192,7 +192,7 @@ func listEntitiesForPolicy(c *call) (any, error) {
 		return nil, err
 	}
 	type entity struct {
-		user bool
+		kind string // "user", "group" or "role"
 		name string
 		id   string
 	}
@@ -205,7 +205,18 @@ func listEntitiesForPolicy(c *call) (any, error) {
 				return nil, err
 			}
 			if strings.HasPrefix(u.Path, prefix) {
-				all = append(all, entity{true, u.Name, u.UserID})
+				all = append(all, entity{"user", u.Name, u.UserID})
+			}
+		}
+	}
+	if groups {
+		for _, name := range entities.GroupNames {
+			g, err := c.tx.GetGroup(name)
+			if err != nil {
+				return nil, err
+			}
+			if strings.HasPrefix(g.Path, prefix) {
+				all = append(all, entity{"group", g.Name, g.GroupID})
 			}
 		}
 	}
@@ -216,7 +227,7 @@ func listEntitiesForPolicy(c *call) (any, error) {
 				return nil, err
 			}
 			if strings.HasPrefix(r.Path, prefix) {
-				all = append(all, entity{false, r.Name, r.RoleID})
+				all = append(all, entity{"role", r.Name, r.RoleID})
 			}
 		}
 	}
@@ -228,21 +239,28 @@ func listEntitiesForPolicy(c *call) (any, error) {
 		UserName string `xml:"UserName"`
 		UserID   string `xml:"UserId"`
 	}
+	type groupEntry struct {
+		GroupName string `xml:"GroupName"`
+		GroupID   string `xml:"GroupId"`
+	}
 	type roleEntry struct {
 		RoleName string `xml:"RoleName"`
 		RoleID   string `xml:"RoleId"`
 	}
 	out := struct {
-		PolicyGroups []struct{}  `xml:"PolicyGroups>member"`
-		PolicyUsers  []userEntry `xml:"PolicyUsers>member"`
-		PolicyRoles  []roleEntry `xml:"PolicyRoles>member"`
-		IsTruncated  bool        `xml:"IsTruncated"`
-		Marker       string      `xml:"Marker,omitempty"`
+		PolicyGroups []groupEntry `xml:"PolicyGroups>member"`
+		PolicyUsers  []userEntry  `xml:"PolicyUsers>member"`
+		PolicyRoles  []roleEntry  `xml:"PolicyRoles>member"`
+		IsTruncated  bool         `xml:"IsTruncated"`
+		Marker       string       `xml:"Marker,omitempty"`
 	}{IsTruncated: marker != "", Marker: marker}
 	for _, e := range page {
-		if e.user {
+		switch e.kind {
+		case "user":
 			out.PolicyUsers = append(out.PolicyUsers, userEntry{e.name, e.id})
-		} else {
+		case "group":
+			out.PolicyGroups = append(out.PolicyGroups, groupEntry{e.name, e.id})
+		default:
 			out.PolicyRoles = append(out.PolicyRoles, roleEntry{e.name, e.id})
 		}
 	}

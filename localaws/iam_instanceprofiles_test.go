@@ -17,9 +17,9 @@ import (
 	"leash.dev/leash/localaws/localtest"
 )
 
-// wantRefusal fails unless err is an API error with code and, when message
+// wantExactRefusal fails unless err is an API error with code and, when message
 // is not "", that message.
-func wantRefusal(t *testing.T, what string, err error, code, message string) {
+func wantExactRefusal(t *testing.T, what string, err error, code, message string) {
 	t.Helper()
 	var api smithy.APIError
 	if !errors.As(err, &api) || api.ErrorCode() != code || (message != "" && api.ErrorMessage() != message) {
@@ -89,7 +89,7 @@ func TestInstanceProfileLifecycle(t *testing.T) {
 		}},
 	}
 	for _, r := range refusals {
-		wantRefusal(t, r.name, r.call(), r.code, r.message)
+		wantExactRefusal(t, r.name, r.call(), r.code, r.message)
 	}
 
 	for _, name := range []string{"web", "web-2"} {
@@ -104,13 +104,13 @@ func TestInstanceProfileLifecycle(t *testing.T) {
 
 	// At most one role, and a role in a profile blocks both deletes.
 	_, err := admin.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String("web"), RoleName: aws.String("other")})
-	wantRefusal(t, "a second role", err, "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1")
+	wantExactRefusal(t, "a second role", err, "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1")
 	_, err = admin.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String("web"), RoleName: aws.String("web")})
-	wantRefusal(t, "the same role again", err, "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1")
+	wantExactRefusal(t, "the same role again", err, "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1")
 	_, err = admin.DeleteInstanceProfile(ctx, &iam.DeleteInstanceProfileInput{InstanceProfileName: aws.String("web")})
-	wantRefusal(t, "DeleteInstanceProfile with a role", err, "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.")
+	wantExactRefusal(t, "DeleteInstanceProfile with a role", err, "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.")
 	_, err = admin.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String("web")})
-	wantRefusal(t, "DeleteRole in a profile", err, "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.")
+	wantExactRefusal(t, "DeleteRole in a profile", err, "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.")
 
 	// Paging: the role's two profiles one at a time, and every profile.
 	first := must[*iam.ListInstanceProfilesForRoleOutput](t, "ListInstanceProfilesForRole")(admin.ListInstanceProfilesForRole(ctx, &iam.ListInstanceProfilesForRoleInput{RoleName: aws.String("web"), MaxItems: aws.Int32(1)}))
@@ -147,7 +147,7 @@ func TestInstanceProfileLifecycle(t *testing.T) {
 		t.Errorf("profile tags = %v, want env=prod alone", m)
 	}
 	_, err = admin.TagInstanceProfile(ctx, &iam.TagInstanceProfileInput{InstanceProfileName: aws.String("nope"), Tags: []types.Tag{tag("env", "prod")}})
-	wantRefusal(t, "TagInstanceProfile of an unknown profile", err, "NoSuchEntity", "Instance Profile nope cannot be found.")
+	wantExactRefusal(t, "TagInstanceProfile of an unknown profile", err, "NoSuchEntity", "Instance Profile nope cannot be found.")
 
 	// The account snapshot shows the role's profiles with the role inside.
 	details := must[*iam.GetAccountAuthorizationDetailsOutput](t, "GetAccountAuthorizationDetails")(admin.GetAccountAuthorizationDetails(ctx, &iam.GetAccountAuthorizationDetailsInput{Filter: []types.EntityType{types.EntityTypeRole}}))
@@ -177,7 +177,7 @@ func TestInstanceProfileLifecycle(t *testing.T) {
 	}
 	must[*iam.DeleteRoleOutput](t, "DeleteRole")(admin.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String("web")}))
 	_, err = admin.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String("web")})
-	wantRefusal(t, "GetInstanceProfile after DeleteInstanceProfile", err, "NoSuchEntity", "Instance Profile web cannot be found.")
+	wantExactRefusal(t, "GetInstanceProfile after DeleteInstanceProfile", err, "NoSuchEntity", "Instance Profile web cannot be found.")
 }
 
 // TestInstanceProfileAuthorization pins what each operation is authorized

@@ -118,9 +118,9 @@ func getPolicy(tx *store.Tx, arn string) (store.ManagedPolicy, error) {
 	}, nil
 }
 
-// awsManagedUse counts the users and roles an AWS managed policy is
+// awsManagedUse counts the users, groups and roles an AWS managed policy is
 // attached to and bounds; the store does not count them. It reads every
-// user and role: fine for a local endpoint's few.
+// user, group and role: fine for a local endpoint's few.
 func awsManagedUse(tx *store.Tx, arn string) (attached, bounds int, err error) {
 	count := func(p store.Permissions) {
 		if slices.Contains(p.AttachedPolicies, arn) {
@@ -141,6 +141,13 @@ func awsManagedUse(tx *store.Tx, arn string) (attached, bounds int, err error) {
 		if page.Marker = l.Marker; page.Marker == "" {
 			break
 		}
+	}
+	groups, err := allPages(func(p store.Page) (store.Listing[store.Group], error) { return tx.ListGroups("", p) })
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, g := range groups {
+		count(g.Permissions)
 	}
 	for page := (store.Page{MaxItems: 1000}); ; {
 		l, err := tx.ListRoles("", page)

@@ -221,21 +221,21 @@ func accountOfARN(arn string) (string, bool) {
 	return a.Account, ok && a.Account != ""
 }
 
-// principalPolicies adds the policies of the user or role named by
+// principalPolicies adds the policies of the user, group or role named by
 // PolicySourceArn, read as the authorizer reads a caller's, and makes it
 // the simulated caller.
 func (s *simulation) principalPolicies(c *call, arn string) error {
 	parsed, ok := policy.ParseARN(arn)
 	account, resource := parsed.Account, parsed.Resource
 	if !ok || account == "" || !strings.HasPrefix(arn, "arn:aws:iam::") {
-		return query.InvalidInput("PolicySourceArn " + arn + " is not the ARN of an IAM user or role.")
+		return query.InvalidInput("PolicySourceArn " + arn + " is not the ARN of an IAM user, group or role.")
 	}
 	kind, _, _ := strings.Cut(resource, "/")
 	name := resource[strings.LastIndexByte(resource, '/')+1:]
 	var (
-		perms  store.Permissions
 		found  string
 		inline string
+		gather func() error
 	)
 	switch kind {
 	case "user":
@@ -243,25 +243,33 @@ func (s *simulation) principalPolicies(c *call, arn string) error {
 		if err != nil {
 			return err
 		}
-		perms, found, inline = u.Permissions, u.ARN, "user"
+		found, inline = u.ARN, "user"
+		gather = func() error { return userIdentitySet(c.tx, u, &s.set) }
 	case "role":
 		r, err := c.tx.GetRole(name)
 		if err != nil {
 			return err
 		}
-		perms, found, inline = r.Permissions, r.ARN, "role"
+		found, inline = r.ARN, "role"
+		gather = func() error { return identitySet(c.tx, r.Permissions, &s.set) }
 	case "group":
-		return query.NoSuchEntity("The group with name " + name + " cannot be found.")
+		g, err := c.tx.GetGroup(name)
+		if err != nil {
+			return err
+		}
+		found, inline = g.ARN, "group"
+		gather = func() error { return identitySet(c.tx, groupPermissions(g, nil), &s.set) }
 	default:
-		return query.InvalidInput("PolicySourceArn " + arn + " is not the ARN of an IAM user or role.")
+		return query.InvalidInput("PolicySourceArn " + arn + " is not the ARN of an IAM user, group or role.")
 	}
 	if account != c.tx.Account().ID || found != arn {
 		return query.NoSuchEntity("The " + kind + " with ARN " + arn + " cannot be found.")
 	}
-	if err := identitySet(c.tx, perms, &s.set); err != nil {
+	if err := gather(); err != nil {
 		return err
 	}
-	// identitySet names inline policies by name and managed ones by ARN.
+	// identitySet names inline policies by name (a group's GROUP/POLICY)
+	// and managed ones by ARN.
 	for _, n := range s.set.Identity {
 		s.source(n.Name, managedOrInline(n.Name, inline))
 	}
@@ -273,9 +281,13 @@ func (s *simulation) principalPolicies(c *call, arn string) error {
 }
 
 // managedOrInline is the source of a principal's policy named name: a
-// managed policy by ARN, or an inline policy of a user or role.
+// managed policy by ARN, an inline policy of a group by GROUP/POLICY (see
+// groupPermissions), or an inline policy of the user or role.
 func managedOrInline(name, inline string) statementSource {
 	if !strings.HasPrefix(name, "arn:") {
+		if _, policyName, ok := strings.Cut(name, "/"); ok {
+			return statementSource{id: policyName, typ: "group"}
+		}
 		return statementSource{id: name, typ: inline}
 	}
 	_, _, policyName, _ := store.PolicyARNParts(name)

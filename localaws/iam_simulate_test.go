@@ -234,7 +234,7 @@ func TestSimulatePrincipalPolicy(t *testing.T) {
 	}{
 		{"a user that does not exist", "arn:aws:iam::" + account + ":user/nobody", "NoSuchEntity"},
 		{"a user named with the wrong path", "arn:aws:iam::" + account + ":user/alice", "NoSuchEntity"},
-		{"a group", "arn:aws:iam::" + account + ":group/devs", "NoSuchEntity"},
+		{"a group that does not exist", "arn:aws:iam::" + account + ":group/devs", "NoSuchEntity"},
 		{"not an IAM ARN", "arn:aws:s3:::bucket", "InvalidInput"},
 	}
 	for _, tt := range refusals {

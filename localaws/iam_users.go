@@ -137,22 +137,6 @@ func (c *call) requiredUser() (store.User, error) {
 
 // iamUserPolicyOperations adds GetUserPolicy, whose result names the user.
 func iamUserPolicyOperations(ops map[string]operation) {
-	// leash local has no groups: every user belongs to none, which callers
-	// that read a principal's policies (the operator's passthrough check)
-	// rely on being able to ask.
-	ops["ListGroupsForUser"] = operation{
-		readOnly: true,
-		target:   onUser(),
-		run: func(c *call) (any, error) {
-			if _, err := c.requiredUser(); err != nil {
-				return nil, err
-			}
-			return struct {
-				Groups      []struct{} `xml:"Groups>member"`
-				IsTruncated bool       `xml:"IsTruncated"`
-			}{Groups: []struct{}{}}, nil
-		},
-	}
 	ops["GetUserPolicy"] = operation{
 		readOnly: true,
 		target:   onUser(),

@@ -68,6 +68,8 @@ const (
 	BlockerAccessKeys       Blocker = "access keys"
 	BlockerInlinePolicies   Blocker = "inline policies"
 	BlockerAttachedPolicies Blocker = "attached policies"
+	BlockerGroups           Blocker = "group memberships"        // a user still in groups
+	BlockerMembers          Blocker = "group members"            // a group that still has users
 	BlockerAttachments      Blocker = "attachments"              // a managed policy still attached to users or roles
 	BlockerBoundaryUse      Blocker = "permissions boundary use" // a managed policy still a user's or role's boundary
 	BlockerPolicyVersions   Blocker = "policy versions"          // a managed policy with versions besides the default
@@ -82,6 +84,8 @@ func deleteConflict(blockers []Blocker) *Error {
 		BlockerAccessKeys:       "Cannot delete entity, must delete access keys first.",
 		BlockerInlinePolicies:   "Cannot delete entity, must delete policies first.",
 		BlockerAttachedPolicies: "Cannot delete entity, must detach all policies first.",
+		BlockerGroups:           "Cannot delete entity, must remove user from all groups first.",
+		BlockerMembers:          "Cannot delete entity, must remove users from group first.",
 		BlockerAttachments:      "Cannot delete a policy attached to entities.",
 		BlockerBoundaryUse:      "Cannot delete a policy used as a permissions boundary.",
 		BlockerProfileRoles:     "Cannot delete entity, must remove roles from instance profile first.",

@@ -17,7 +17,7 @@ type ManagedPolicy struct {
 	ARN              string
 	Description      string
 	DefaultVersionID string
-	// AttachmentCount counts the users and roles it is attached to.
+	// AttachmentCount counts the users, groups and roles it is attached to.
 	AttachmentCount int
 	// PermissionsBoundaryUsageCount counts the users and roles it bounds.
 	PermissionsBoundaryUsageCount int
@@ -287,14 +287,17 @@ func (tx *Tx) DeletePolicy(arn string) error {
 	return tx.delete(bucketPolicies, key(p.Name))
 }
 
-// PolicyEntities are the users and roles a managed policy is attached to.
+// PolicyEntities are the users, groups and roles a managed policy is
+// attached to.
 type PolicyEntities struct {
-	UserNames []string
-	RoleNames []string
+	UserNames  []string
+	GroupNames []string
+	RoleNames  []string
 }
 
-// ListEntitiesForPolicy returns the users and roles a policy is attached to,
-// by name. It reads every user and role: fine for a local endpoint's few.
+// ListEntitiesForPolicy returns the users, groups and roles a policy is
+// attached to, by name. It reads every user, group and role: fine for a
+// local endpoint's few.
 func (tx *Tx) ListEntitiesForPolicy(arn string) (PolicyEntities, error) {
 	if !IsAWSManagedPolicy(arn) {
 		if _, err := tx.GetPolicy(arn); err != nil {
@@ -309,6 +312,19 @@ func (tx *Tx) ListEntitiesForPolicy(arn string) (PolicyEntities, error) {
 		}
 		if slices.Contains(u.AttachedPolicies, arn) {
 			out.UserNames = append(out.UserNames, u.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return PolicyEntities{}, err
+	}
+	err = tx.bucket(bucketGroups).ForEach(func(_, v []byte) error {
+		var g Group
+		if err := decode(v, &g); err != nil {
+			return err
+		}
+		if slices.Contains(g.AttachedPolicies, arn) {
+			out.GroupNames = append(out.GroupNames, g.Name)
 		}
 		return nil
 	})

@@ -33,6 +33,7 @@ var allBuckets = [...]string{
 	bucketMeta, bucketUsers, bucketRoles, bucketPolicies, bucketPolicyVersions,
 	bucketAccessKeys, bucketUserKeys, bucketSessions, bucketSessionExpiry, bucketOIDCProviders,
 	bucketInstanceProfiles, bucketRoleInstanceProfiles,
+	bucketGroups, bucketGroupMembers, bucketUserGroups,
 }
 
 // Tx is a transaction of Store.View or Store.Update. Its methods are the IAM
@@ -92,15 +93,17 @@ func (tx *Tx) delete(bucket, key string) error {
 // record that decides what a principal may do.
 func (tx *Tx) noteWrite(bucket string) {
 	switch bucket {
-	case bucketUsers, bucketRoles, bucketPolicies, bucketPolicyVersions:
+	case bucketUsers, bucketRoles, bucketPolicies, bucketPolicyVersions,
+		bucketGroups, bucketGroupMembers, bucketUserGroups:
 		tx.permissionsChanged = true
 	}
 }
 
 // PermissionsRevision changes whenever a committed transaction has changed a
-// user, role or managed policy (not keys, sessions or OIDC providers). A
-// cache of compiled policies keyed by principal and revision is never
-// stale, and survives AssumeRole and key use, which do not change it.
+// user, group, group membership, role or managed policy (not keys, sessions
+// or OIDC providers). A cache of compiled policies keyed by principal and
+// revision is never stale, and survives AssumeRole and key use, which do
+// not change it.
 func (tx *Tx) PermissionsRevision() uint64 { return tx.bucket(bucketMeta).Sequence() }
 
 // keysWithPrefix lists the keys of bucket that start with prefix, in order.

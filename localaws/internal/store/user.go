@@ -126,6 +126,9 @@ func (tx *Tx) UpdateUser(name, newName, newPath string) (User, error) {
 			if err := tx.moveAccessKeys(u.Name, newName); err != nil {
 				return User{}, err
 			}
+			if err := tx.renameMember(u.Name, newName); err != nil {
+				return User{}, err
+			}
 			if err := tx.delete(bucketUsers, key(u.Name)); err != nil {
 				return User{}, err
 			}
@@ -137,8 +140,8 @@ func (tx *Tx) UpdateUser(name, newName, newPath string) (User, error) {
 }
 
 // UserBlockers lists what must be removed before the user can be deleted, in
-// that order: login profile, access keys, inline policies, attached policies.
-// A permissions boundary does not block.
+// that order: login profile, access keys, inline policies, attached policies,
+// group memberships (IAM's order). A permissions boundary does not block.
 func (tx *Tx) UserBlockers(name string) ([]Blocker, error) {
 	u, err := tx.GetUser(name)
 	if err != nil {
@@ -155,7 +158,11 @@ func (tx *Tx) userBlockers(u User) []Blocker {
 	if len(tx.keysWithPrefix(bucketUserKeys, key(u.Name)+"/")) > 0 {
 		blockers = append(blockers, BlockerAccessKeys)
 	}
-	return append(blockers, permissionsBlockers(u.Permissions)...)
+	blockers = append(blockers, permissionsBlockers(u.Permissions)...)
+	if tx.userInGroups(u.Name) {
+		blockers = append(blockers, BlockerGroups)
+	}
+	return blockers
 }
 
 // DeleteUser deletes a user that nothing blocks (see UserBlockers), or
