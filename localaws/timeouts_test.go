@@ -213,3 +213,30 @@ func TestBodyOverTheLimitIsRefused(t *testing.T) {
 		t.Error("the connection is kept alive after a body over the limit")
 	}
 }
+
+// TestAnswerPastTheWriteTimeoutIsCut pins the write timeout: a request whose
+// work outlasts it gets no answer, its connection is closed, and the next
+// request is served.
+func TestAnswerPastTheWriteTimeoutIsCut(t *testing.T) {
+	const write = 300 * time.Millisecond
+	e := localtest.Start(t, localaws.Config{
+		Timeouts: localaws.Timeouts{Write: write},
+		AfterCall: func(action, _ string) {
+			if action == "ListRoles" {
+				time.Sleep(3 * write)
+			}
+		},
+	})
+	ctx := context.Background()
+	began := time.Now()
+	_, err := e.IAM(nil).ListRoles(ctx, &iam.ListRolesInput{})
+	if err == nil || apiCode(err) != "" {
+		t.Fatalf("ListRoles working past the write timeout: %v, want the connection cut with no answer", err)
+	}
+	if took := time.Since(began); took > 10*write {
+		t.Errorf("the cut took %v", took)
+	}
+	if _, err := e.IAM(nil).ListUsers(ctx, &iam.ListUsersInput{}); err != nil {
+		t.Fatalf("ListUsers after the cut: %v", err)
+	}
+}
