@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -113,6 +114,12 @@ address in use, a data folder it cannot open) or stops on an error.`),
 		"`DURATION` before a new access key or a policy change takes effect, as IAM's eventual consistency (e.g. --propagation-delay 5s)")
 	f.DurationVar(&cfg.ClockOffset, "clock-offset", 0,
 		"`DURATION` added to the machine's time for everything the endpoint does with time except SigV4's 15-minute window, for tests; negative allowed, at most ±10 years (e.g. --clock-offset 48h)")
+	f.DurationVar(&cfg.Timeouts.Read, "read-timeout", localaws.DefaultReadTimeout,
+		"`DURATION` to read a whole request, headers and body; a body still unread then is answered RequestTimeout and its connection closed (e.g. --read-timeout 10s)")
+	f.DurationVar(&cfg.Timeouts.Write, "write-timeout", localaws.DefaultWriteTimeout,
+		"`DURATION` from the end of a request's headers to the end of its answer; must exceed --latency (e.g. --write-timeout 30s)")
+	f.DurationVar(&cfg.Timeouts.Idle, "idle-timeout", localaws.DefaultIdleTimeout,
+		"`DURATION` a kept-alive connection may wait for its next request before it is closed (e.g. --idle-timeout 30s)")
 	f.StringArrayVar(&jwks, "oidc-jwks", nil,
 		"`ISSUER=FILE`: read the signing keys of the OIDC issuer from FILE, a JSON Web Key Set, instead of fetching them, for an issuer leash local cannot reach such as a cluster's service-account issuer; repeat for several (e.g. --oidc-jwks https://kubernetes.default.svc=./jwks.json)")
 	return cmd
@@ -181,6 +188,24 @@ func checkLocalFlags(cfg localaws.Config) error {
 	}
 	if err := cfg.Faults.Validate(); err != nil {
 		return fmt.Errorf("--throttle-rate and --error-rate: %w", err)
+	}
+	return checkTimeoutFlags(cfg)
+}
+
+// checkTimeoutFlags names the timeout flag of a bad value. A flag's zero
+// would mean "the default" to localaws, not what its user typed, so it is
+// refused here.
+func checkTimeoutFlags(cfg localaws.Config) error {
+	for _, f := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--read-timeout", cfg.Timeouts.Read}, {"--write-timeout", cfg.Timeouts.Write}, {"--idle-timeout", cfg.Timeouts.Idle}} {
+		if f.d <= 0 {
+			return fmt.Errorf("%s %v: must be positive, such as 30s", f.flag, f.d)
+		}
+	}
+	if err := cfg.Timeouts.Validate(cfg.Faults.Latency); err != nil {
+		return fmt.Errorf("--write-timeout and --latency: %w", err)
 	}
 	return nil
 }

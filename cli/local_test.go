@@ -39,6 +39,10 @@ func TestLocalRefusesBadFlags(t *testing.T) {
 		{"a clock offset beyond ten years", []string{"--data", dir, "--clock-offset", "87601h"}, []string{"--clock-offset", "beyond ±10 years"}},
 		{"a clock offset beyond ten years back", []string{"--data", dir, "--clock-offset", "-87601h"}, []string{"--clock-offset", "beyond ±10 years"}},
 		{"a clock offset without a unit", []string{"--data", dir, "--clock-offset", "48"}, []string{`"--clock-offset"`, "missing unit"}},
+		{"a read timeout of zero", []string{"--data", dir, "--read-timeout", "0"}, []string{"--read-timeout 0s", "must be positive"}},
+		{"a negative idle timeout", []string{"--data", dir, "--idle-timeout", "-1s"}, []string{"--idle-timeout -1s", "must be positive"}},
+		{"a write timeout the latency outlasts", []string{"--data", dir, "--write-timeout", "1s", "--latency", "2s"},
+			[]string{"--write-timeout and --latency", "write timeout 1s is not longer than the latency 2s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,11 +48,24 @@ func newClocks(now func() time.Time, offset time.Duration) clocks {
 	return clocks{machine: now, endpoint: func() time.Time { return now().Add(offset) }}
 }
 
-// verifySignature checks a request's signature with its signing time
+// verifySignature checks a request's signature (see verifyClocks) and that
+// its credential scope names one of the partition's Regions.
+func (s *Server) verifySignature(r *http.Request, body []byte, now time.Time) (*sigv4.Signed, *sigv4.Error) {
+	signed, serr := s.verifyClocks(r, body, now)
+	if serr != nil {
+		return nil, serr
+	}
+	if serr := checkRegion(signed.Region); serr != nil {
+		return nil, serr
+	}
+	return signed, nil
+}
+
+// verifyClocks checks a request's signature with its signing time
 // within SigV4's window of the machine's time, or else of the endpoint's
 // (now). When both fail, the answer is the machine's: what a client that
 // knows nothing of the offset needs to hear.
-func (s *Server) verifySignature(r *http.Request, body []byte, now time.Time) (*sigv4.Signed, *sigv4.Error) {
+func (s *Server) verifyClocks(r *http.Request, body []byte, now time.Time) (*sigv4.Signed, *sigv4.Error) {
 	signed, serr := sigv4.Verify(r, body, s.machineNow(), s.lookupKey)
 	if serr == nil || s.cfg.ClockOffset == 0 {
 		return signed, serr

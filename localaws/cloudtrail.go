@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -85,8 +84,11 @@ func (s *Server) handleCloudTrail(c *call, r *http.Request, prefix string) (any,
 		return nil, &jsonrpc.Error{Status: http.StatusBadRequest, Code: "UnknownOperationException",
 			Message: fmt.Sprintf("X-Amz-Target %s.%s: leash local serves CloudTrail's LookupEvents only (%s.LookupEvents)", prefix, c.action, cloudTrailTarget)}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
+	body, err := readBody(r)
+	if bodyTimedOut(err) {
+		return nil, &jsonrpc.Error{Status: http.StatusBadRequest, Code: "RequestTimeout", Message: requestTimeout}
+	}
+	if err != nil {
 		return nil, &jsonrpc.Error{Status: http.StatusBadRequest, Code: "SerializationException", Message: fmt.Sprintf("the request body could not be read or is larger than %d bytes", maxBody)}
 	}
 	if !isSigned(r) {

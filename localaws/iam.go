@@ -95,6 +95,9 @@ func (c *call) document(name string, kind policy.Kind) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if qerr := checkDocumentLength(name, doc, maxDocumentLength); qerr != nil {
+		return "", qerr
+	}
 	if err := checkDocument(doc, kind); err != nil {
 		return "", err
 	}

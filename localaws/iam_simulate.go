@@ -58,6 +58,9 @@ func (s *simulation) inputs(c *call, param string, kind policy.Kind) error {
 	if err != nil {
 		return err
 	}
+	if qerr := checkDocumentListLength(param, docs); qerr != nil {
+		return qerr
+	}
 	for i, text := range docs {
 		doc, err := policy.Parse([]byte(text), kind)
 		if err != nil {
@@ -91,6 +94,9 @@ func (s *simulation) common(c *call) error {
 		}
 	}
 	if text, ok := c.q.String("ResourcePolicy"); ok {
+		if qerr := checkDocumentLength("ResourcePolicy", text, maxDocumentLength); qerr != nil {
+			return qerr
+		}
 		doc, err := policy.Parse([]byte(text), policy.Resource)
 		if err != nil {
 			return query.MalformedPolicyDocument("ResourcePolicy: " + err.Error())
@@ -137,6 +143,9 @@ func (s *simulation) organizations(c *call) error {
 	for li, level := range levels {
 		docs, qerr := level.List("ServiceControlPolicyInputList")
 		if qerr != nil {
+			return qerr
+		}
+		if qerr := checkDocumentListLength(fmt.Sprintf("OrderedOrganizationPolicyInputList.%d.member.ServiceControlPolicyInputList", li+1), docs); qerr != nil {
 			return qerr
 		}
 		var named []policy.Named

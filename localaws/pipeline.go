@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -20,10 +19,6 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// maxBody bounds a request body; IAM's largest parameters (policy
-// documents) are far smaller.
-const maxBody = 1 << 20
-
 var namespaces = map[string]string{"iam": query.IAMNamespace, "sts": query.STSNamespace}
 
 // services maps API versions to services, for requests that carry no
@@ -33,6 +28,7 @@ var services = map[string]string{"2010-05-08": "iam", "2011-06-15": "sts"}
 // ServeHTTP runs one request through the pipeline: faults, signature,
 // parameters, caller, authorization, operation, response, audit.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	limitBody(w, r)
 	if s.serveJSON(w, r) {
 		return
 	}
@@ -71,12 +67,9 @@ func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
 	case faults.ServerError:
 		return nil, query.ServiceFailure("The request processing has failed because of an unknown error, exception or failure.")
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readBody(r)
 	if err != nil {
-		return nil, query.MalformedInput("could not read the request body: " + err.Error())
-	}
-	if len(body) > maxBody {
-		return nil, query.MalformedInput(fmt.Sprintf("the request body is larger than %d bytes", maxBody))
+		return nil, bodyError(err)
 	}
 	var signed *sigv4.Signed
 	if isSigned(r) {

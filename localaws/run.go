@@ -102,6 +102,7 @@ func Run(ctx context.Context, cfg Config, l Listen, out io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, srv.Close()) }()
+	warnRemote(srv.cfg.Log, l, ln.Addr())
 	url := "http://" + ln.Addr().String()
 	printStart(out, srv, url)
 	err = srv.Serve(ctx, ln)
@@ -118,7 +119,7 @@ func printStart(out io.Writer, srv *Server, url string) {
 	creds := absolute(srv.AdminCredentialsPath())
 	fmt.Fprintf(out, "leash local: listening on %s\n", url)
 	fmt.Fprintf(out, "  account:           %s\n", srv.AccountID())
-	fmt.Fprintf(out, "  admin credentials: %s (profile default, mode 0600)\n", creds)
+	fmt.Fprintf(out, "  admin credentials: %s (profile default, %s)\n", creds, modeOf(creds))
 	fmt.Fprintf(out, "  data folder:       %s\n", absolute(srv.cfg.DataDir))
 	fmt.Fprintf(out, "Try it with the AWS CLI:\n")
 	fmt.Fprintf(out, "  AWS_SHARED_CREDENTIALS_FILE=%s AWS_DEFAULT_REGION=us-east-1 aws --endpoint-url %s iam list-users\n", shellQuote(creds), url)

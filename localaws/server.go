@@ -55,6 +55,9 @@ type Config struct {
 	// Set, read instead of fetching the issuer's keys: for an issuer leash
 	// local cannot reach, such as a cluster's service-account issuer.
 	JWKSFiles map[string]string
+	// Timeouts bound each connection's reads, writes and idle waits; zero
+	// fields take the defaults.
+	Timeouts Timeouts
 	// AfterCall, when set, is called once a request's work is done (or
 	// refused) and before its response is sent, with the action and the
 	// error code ("" for success): tests use it to stop a client at an
@@ -98,8 +101,17 @@ func Open(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Timeouts.Validate(cfg.Faults.Latency); err != nil {
+		return nil, err
+	}
+	if err := makePrivate(cfg.DataDir, 0o700, "data folder", cfg.Log); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data folder %s: %w", cfg.DataDir, err)
+	}
+	if err := makePrivate(filepath.Join(cfg.DataDir, AdminCredentialsFile), 0o600, "admin credentials file", cfg.Log); err != nil {
+		return nil, err
 	}
 	st, err := store.Open(filepath.Join(cfg.DataDir, StateFile), store.Options{
 		AccountID:           cfg.AccountID,
@@ -147,10 +159,10 @@ func (s *Server) Close() error {
 // gracefully: requests under way finish (for up to 10 seconds).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
+		Handler:  s,
+		ErrorLog: slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
+	s.cfg.Timeouts.apply(hs)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -76,8 +76,8 @@ func readSessionRequest(c *call, assumeRole bool) (sessionRequest, error) {
 	}
 	in.seconds = seconds
 	if doc, ok := c.q.String("Policy"); ok {
-		if n := utf8.RuneCountInString(doc); n < 1 || n > maxSessionPolicyLen {
-			return in, c.q.Invalid("Policy", lengthConstraint(n, 1, maxSessionPolicyLen))
+		if qerr := checkDocumentLength("Policy", doc, maxSessionPolicyLen); qerr != nil {
+			return in, qerr
 		}
 		if !sessionPolicyPattern.MatchString(doc) {
 			return in, hiddenInvalid("policy", `Member must satisfy regular expression pattern: [\u0009\u000A\u000D\u0020-\u00FF]+`)

@@ -85,3 +85,9 @@ func invalidToken(message string) *Error {
 	return &Error{Status: http.StatusForbidden, Code: CodeInvalidClientTokenID,
 		Message: "The security token included in the request is invalid: " + message}
 }
+
+// InvalidRegion is AWS's answer to a request whose credential scope names a
+// Region AWS does not have; fix says how to correct it.
+func InvalidRegion(region, fix string) *Error {
+	return mismatch("Credential should be scoped to a valid region, not " + quoteName(region) + ". " + fix)
+}
