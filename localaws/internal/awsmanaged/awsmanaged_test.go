@@ -122,7 +122,7 @@ func TestEveryDocumentIsAValidIdentityPolicy(t *testing.T) {
 	paths := map[string]int{}
 	var prev string
 	for p := range All() {
-		if prev != "" && compareFold(prev, p.Name) >= 0 {
+		if prev != "" && CompareNames(prev, p.Name) >= 0 {
 			t.Errorf("%s listed after %s", p.Name, prev)
 		}
 		prev = p.Name

@@ -108,7 +108,7 @@ func decode(b []byte) (*set, error) {
 		if p.doc.offset+p.doc.length > len(s.docs) {
 			return nil, fmt.Errorf("%s: document beyond the data", p.Name)
 		}
-		if i > 0 && compareFold(s.policies[i-1].Name, p.Name) >= 0 {
+		if i > 0 && CompareNames(s.policies[i-1].Name, p.Name) >= 0 {
 			return nil, fmt.Errorf("%s: out of order", p.Name)
 		}
 	}
@@ -118,16 +118,16 @@ func decode(b []byte) (*set, error) {
 // byName finds a policy by its exact name.
 func byName(name string) (Policy, bool) {
 	all := index().policies
-	i := sort.Search(len(all), func(i int) bool { return compareFold(all[i].Name, name) >= 0 })
+	i := sort.Search(len(all), func(i int) bool { return CompareNames(all[i].Name, name) >= 0 })
 	if i < len(all) && all[i].Name == name {
 		return all[i], true
 	}
 	return Policy{}, false
 }
 
-// compareFold orders names as IAM lists them, by their lower-cased form,
-// without allocating. Policy names are ASCII.
-func compareFold(a, b string) int {
+// CompareNames orders policy names as IAM lists them, by their lower-cased
+// form, without allocating. Policy names are ASCII.
+func CompareNames(a, b string) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		x, y := lower(a[i]), lower(b[i])
 		if x != y {
