@@ -35,11 +35,14 @@ type Policy struct {
 	// default version. VersionCreated is when that version was created.
 	Created, Updated, VersionCreated time.Time
 
-	doc docRef
+	// arn and id are computed once, when the index is decoded: listing
+	// the set asks for every policy's.
+	arn, id string
+	doc     docRef
 }
 
 // ARN is the policy's ARN.
-func (p Policy) ARN() string { return ARNPrefix + p.Path + p.Name }
+func (p Policy) ARN() string { return p.arn }
 
 // DefaultVersionID is the ID of the policy's default version, as IAM names
 // it ("v3").
@@ -49,8 +52,10 @@ func (p Policy) DefaultVersionID() string { return "v" + strconv.Itoa(p.Version)
 // from the ARN. The published data does not carry AWS's own IDs, so these
 // differ from the IDs AWS shows; they are the same on every run and
 // every machine.
-func (p Policy) PolicyID() string {
-	sum := sha256.Sum256([]byte(p.ARN()))
+func (p Policy) PolicyID() string { return p.id }
+
+func policyID(arn string) string {
+	sum := sha256.Sum256([]byte(arn))
 	return "ANPA" + base32.StdEncoding.EncodeToString(sum[:])[:17]
 }
 

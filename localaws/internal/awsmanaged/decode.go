@@ -98,6 +98,8 @@ func decode(b []byte) (*set, error) {
 			*t = time.Unix(int64(d.num()), 0).UTC()
 		}
 		p.doc = docRef{offset: d.num(), length: d.num(), size: d.num()}
+		p.arn = ARNPrefix + p.Path + p.Name
+		p.id = policyID(p.arn)
 		s.policies = append(s.policies, p)
 	}
 	if d.err != nil {
