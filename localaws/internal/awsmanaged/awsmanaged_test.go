@@ -3,6 +3,7 @@ package awsmanaged
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,26 @@ func BenchmarkLookupAndDocument(b *testing.B) {
 		if !ok || len(p.Document()) == 0 {
 			b.Fatal("not found")
 		}
+	}
+}
+
+// TestIndexStaysSmall pins what the set costs leash local's heap once read:
+// the index only, the documents staying compressed in the binary. leash
+// local's whole budget under load is 64 MiB.
+func TestIndexStaysSmall(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := decode(embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.KeepAlive(s)
+	t.Logf("index of %d policies: %d KiB of heap", len(s.policies), grew>>10)
+	if grew > 1<<20 {
+		t.Errorf("the index takes %d KiB of heap, want under 1 MiB", grew>>10)
 	}
 }

@@ -92,8 +92,16 @@ func decode(b []byte) (*set, error) {
 		return nil, errors.New("policy count beyond the data")
 	}
 	s.policies = make([]Policy, 0, n)
+	// A handful of paths serve 1,500 policies: one copy of each.
+	paths := map[string]string{}
 	for range n {
-		p := Policy{Name: string(d.bytes()), Path: string(d.bytes()), Version: d.num()}
+		p := Policy{Name: string(d.bytes())}
+		path := d.bytes()
+		if p.Path = paths[string(path)]; p.Path == "" {
+			p.Path = string(path)
+			paths[p.Path] = p.Path
+		}
+		p.Version = d.num()
 		for _, t := range []*time.Time{&p.Created, &p.Updated, &p.VersionCreated} {
 			*t = time.Unix(int64(d.num()), 0).UTC()
 		}
