@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"iter"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -35,10 +34,10 @@ type Policy struct {
 	// default version. VersionCreated is when that version was created.
 	Created, Updated, VersionCreated time.Time
 
-	// arn and id are computed once, when the index is decoded: listing
-	// the set asks for every policy's.
-	arn, id string
-	doc     docRef
+	// arn, id and versionID are computed once, when the index is
+	// decoded: listing the set asks for every policy's.
+	arn, id, versionID string
+	doc                docRef
 }
 
 // ARN is the policy's ARN.
@@ -46,7 +45,7 @@ func (p Policy) ARN() string { return p.arn }
 
 // DefaultVersionID is the ID of the policy's default version, as IAM names
 // it ("v3").
-func (p Policy) DefaultVersionID() string { return "v" + strconv.Itoa(p.Version) }
+func (p Policy) DefaultVersionID() string { return p.versionID }
 
 // PolicyID is a stable ID in IAM's form (ANPA and 17 characters) derived
 // from the ARN. The published data does not carry AWS's own IDs, so these

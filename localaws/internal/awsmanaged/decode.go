@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -108,6 +109,7 @@ func decode(b []byte) (*set, error) {
 		p.doc = docRef{offset: d.num(), length: d.num(), size: d.num()}
 		p.arn = ARNPrefix + p.Path + p.Name
 		p.id = policyID(p.arn)
+		p.versionID = "v" + strconv.Itoa(p.Version)
 		s.policies = append(s.policies, p)
 	}
 	if d.err != nil {
