@@ -8,14 +8,6 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// awsManagedPolicies are the AWS managed policies whose documents leash
-// local knows; attaching another AWS managed policy grants nothing here.
-var awsManagedPolicies = map[string]string{
-	"arn:aws:iam::aws:policy/AdministratorAccess": `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`,
-	"arn:aws:iam::aws:policy/IAMFullAccess":       `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:*","organizations:DescribeAccount","organizations:DescribeOrganization","organizations:DescribeOrganizationalUnit","organizations:DescribePolicy","organizations:ListChildren","organizations:ListParents","organizations:ListPoliciesForTarget","organizations:ListRoots","organizations:ListPolicies","organizations:ListTargetsForPolicy"],"Resource":"*"}]}`,
-	"arn:aws:iam::aws:policy/IAMReadOnlyAccess":   `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:GenerateCredentialReport","iam:GenerateServiceLastAccessedDetails","iam:Get*","iam:List*","iam:SimulateCustomPolicy","iam:SimulatePrincipalPolicy"],"Resource":"*"}]}`,
-}
-
 // resolveCaller finds who signed the request and compiles (or takes from
 // the cache) the policies that bound what they may do.
 func (s *Server) resolveCaller(c *call) error {
@@ -165,9 +157,9 @@ func identitySet(tx *store.Tx, perms store.Permissions, set *policy.Set) error {
 		}
 		if !ok {
 			// A boundary leash local cannot read allows nothing, the safe
-			// reading. checkBoundary refuses such a boundary when it is
-			// set, so it is found only in state written before that check,
-			// or naming an AWS managed policy leash local no longer knows.
+			// reading. The store refuses such a boundary when it is set,
+			// so it is found only in state written before that check, or
+			// naming an AWS managed policy AWS has since withdrawn.
 			text = `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"*","Resource":"*"}]}`
 		}
 		d, err := parseStored(b, text, policy.Boundary)
@@ -182,8 +174,13 @@ func identitySet(tx *store.Tx, perms store.Permissions, set *policy.Set) error {
 // managedDocument is the default version of a managed policy.
 func managedDocument(tx *store.Tx, arn string) (string, bool, error) {
 	if store.IsAWSManagedPolicy(arn) {
-		text, ok := awsManagedPolicies[arn]
-		return text, ok, nil
+		p, err := awsManagedPolicy(arn)
+		if err != nil {
+			// Only state written before attachments were checked names
+			// a policy not in the set; it grants nothing.
+			return "", false, nil
+		}
+		return p.Document(), true, nil
 	}
 	text, err := tx.PolicyDocument(arn)
 	if err != nil {

@@ -111,9 +111,6 @@ func iamAttachmentOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			if err := checkBoundary(arn); err != nil {
-				return nil, err
-			}
 			_, err = c.tx.PutUserPermissionsBoundary(name, arn)
 			return nil, err
 		},
@@ -134,9 +131,6 @@ func iamAttachmentOperations(ops map[string]operation) {
 		run: func(c *call) (any, error) {
 			name, arn, err := c.requiredPair("RoleName", "PermissionsBoundary")
 			if err != nil {
-				return nil, err
-			}
-			if err := checkBoundary(arn); err != nil {
 				return nil, err
 			}
 			_, err = c.tx.PutRolePermissionsBoundary(name, arn)

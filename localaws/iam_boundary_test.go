@@ -2,6 +2,7 @@ package localaws_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,9 +10,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	bolt "go.etcd.io/bbolt"
 
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/localaws/internal/store"
 )
 
 // TestNonexistentBoundaryIsRefused pins that a permissions boundary must be
@@ -122,9 +123,9 @@ func TestNonexistentBoundaryIsRefused(t *testing.T) {
 // principal's own policies grant nothing. The API refuses such a boundary
 // (TestNonexistentBoundaryIsRefused) and a customer policy in use as a
 // boundary cannot be deleted, so the state arises only in a data folder
-// written before that check, or when an AWS managed policy leaves the list
-// leash local knows. The test writes it into the store as such a folder
-// would hold it, then serves the folder again.
+// written before that check, or when AWS withdraws an AWS managed policy
+// from its published set. The test writes it into the store as such a
+// folder would hold it, then serves the folder again.
 func TestUnreadableBoundaryDeniesEverything(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -152,16 +153,27 @@ func TestUnreadableBoundaryDeniesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err := store.Open(filepath.Join(dir, localaws.StateFile), store.Options{})
+	// The store refuses a boundary that is not in AWS's set, so the record
+	// is edited in the database file, as an older leash local left it.
+	db, err := bolt.Open(filepath.Join(dir, localaws.StateFile), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	retired := "arn:aws:iam::aws:policy/RetiredBoundary"
-	err = st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.PutUserPermissionsBoundary("legacy", retired)
-		return err
+	err = db.Update(func(tx *bolt.Tx) error {
+		users := tx.Bucket([]byte("users"))
+		var u map[string]any
+		if err := json.Unmarshal(users.Get([]byte("legacy")), &u); err != nil {
+			return err
+		}
+		u["PermissionsBoundary"] = retired
+		b, err := json.Marshal(u)
+		if err != nil {
+			return err
+		}
+		return users.Put([]byte("legacy"), b)
 	})
-	if cerr := st.Close(); err != nil || cerr != nil {
+	if cerr := db.Close(); err != nil || cerr != nil {
 		t.Fatalf("writing the boundary into the store: %v, %v", err, cerr)
 	}
 

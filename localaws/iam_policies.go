@@ -1,13 +1,10 @@
 package localaws
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/base32"
 	"slices"
 	"strings"
-	"time"
 
+	"leash.dev/leash/localaws/internal/awsmanaged"
 	"leash.dev/leash/localaws/internal/query"
 	"leash.dev/leash/localaws/internal/store"
 	"leash.dev/leash/policy"
@@ -68,100 +65,21 @@ type policyVersionResult struct {
 	PolicyVersion policyVersionShape `xml:"PolicyVersion"`
 }
 
-// awsManagedCreateDate is when AWS created the managed policies leash local
-// knows (AdministratorAccess and the IAM ones date from IAM's launch of
-// managed policies).
-var awsManagedCreateDate = time.Date(2015, 2, 6, 18, 39, 46, 0, time.UTC)
-
-// knownAWSManaged refuses, with IAM's NoSuchEntity, an AWS managed policy
-// ARN whose document leash local does not know.
-func knownAWSManaged(arn string) error {
-	if _, ok := awsManagedPolicies[arn]; !ok {
-		return query.NoSuchEntity("Policy " + arn + " does not exist or is not attachable.")
-	}
-	return nil
-}
-
-// checkBoundary refuses, as IAM does, a permissions boundary that is no
-// managed policy. The store refuses the account's own policies that do not
-// exist; AWS managed policies are not in the store, so they are checked
-// here. Refusing them keeps a boundary leash local cannot read from being
-// set, which would deny the principal everything (see identitySet).
-func checkBoundary(arn string) error {
-	if arn == "" || !store.IsAWSManagedPolicy(arn) {
-		return nil
-	}
-	return knownAWSManaged(arn)
-}
-
 // getPolicy returns a managed policy: the account's from the store, or an
-// AWS managed one that leash local knows, with its attachments counted.
+// AWS managed one with this account's use of it counted.
 func getPolicy(tx *store.Tx, arn string) (store.ManagedPolicy, error) {
 	if !store.IsAWSManagedPolicy(arn) {
 		return tx.GetPolicy(arn)
 	}
-	if err := knownAWSManaged(arn); err != nil {
-		return store.ManagedPolicy{}, err
-	}
-	attached, bounds, err := awsManagedUse(tx, arn)
+	p, err := awsManagedPolicy(arn)
 	if err != nil {
 		return store.ManagedPolicy{}, err
 	}
-	sum := sha256.Sum256([]byte(arn))
-	return store.ManagedPolicy{
-		Name: arn[strings.LastIndexByte(arn, '/')+1:], Path: "/", ARN: arn,
-		// A stable ID in IAM's form (ANPA and 17 characters); AWS's own IDs
-		// are not known here.
-		PolicyID:         "ANPA" + base32.StdEncoding.EncodeToString(sum[:])[:17],
-		DefaultVersionID: "v1", AttachmentCount: attached, PermissionsBoundaryUsageCount: bounds,
-		CreateDate: awsManagedCreateDate, UpdateDate: awsManagedCreateDate,
-	}, nil
-}
-
-// awsManagedUse counts the users, groups and roles an AWS managed policy is
-// attached to and bounds; the store does not count them. It reads every
-// user, group and role: fine for a local endpoint's few.
-func awsManagedUse(tx *store.Tx, arn string) (attached, bounds int, err error) {
-	count := func(p store.Permissions) {
-		if slices.Contains(p.AttachedPolicies, arn) {
-			attached++
-		}
-		if p.PermissionsBoundary == arn {
-			bounds++
-		}
-	}
-	for page := (store.Page{MaxItems: 1000}); ; {
-		l, err := tx.ListUsers("", page)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, u := range l.Items {
-			count(u.Permissions)
-		}
-		if page.Marker = l.Marker; page.Marker == "" {
-			break
-		}
-	}
-	groups, err := allPages(func(p store.Page) (store.Listing[store.Group], error) { return tx.ListGroups("", p) })
+	use, err := awsManagedUse(tx)
 	if err != nil {
-		return 0, 0, err
+		return store.ManagedPolicy{}, err
 	}
-	for _, g := range groups {
-		count(g.Permissions)
-	}
-	for page := (store.Page{MaxItems: 1000}); ; {
-		l, err := tx.ListRoles("", page)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, r := range l.Items {
-			count(r.Permissions)
-		}
-		if page.Marker = l.Marker; page.Marker == "" {
-			break
-		}
-	}
-	return attached, bounds, nil
+	return awsManagedOf(p, use[arn]), nil
 }
 
 // policyVersions returns a managed policy's versions, newest first.
@@ -169,11 +87,7 @@ func policyVersions(tx *store.Tx, arn string) ([]store.PolicyVersion, error) {
 	if !store.IsAWSManagedPolicy(arn) {
 		return tx.ListPolicyVersions(arn)
 	}
-	p, err := getPolicy(tx, arn)
-	if err != nil {
-		return nil, err
-	}
-	return []store.PolicyVersion{{VersionID: "v1", Document: awsManagedPolicies[arn], IsDefaultVersion: true, CreateDate: p.CreateDate}}, nil
+	return awsManagedVersions(arn)
 }
 
 // getPolicyVersion returns one version of a managed policy.
@@ -181,19 +95,21 @@ func getPolicyVersion(tx *store.Tx, arn, id string) (store.PolicyVersion, error)
 	if !store.IsAWSManagedPolicy(arn) {
 		return tx.GetPolicyVersion(arn, id)
 	}
-	versions, err := policyVersions(tx, arn)
+	p, err := awsManagedPolicy(arn)
 	if err != nil {
 		return store.PolicyVersion{}, err
 	}
-	for _, v := range versions {
-		if v.VersionID == id {
-			return v, nil
-		}
+	if id != p.DefaultVersionID() {
+		return store.PolicyVersion{}, query.NoSuchEntity("Policy " + arn + " version " + id + " does not exist or is not attachable.")
 	}
-	return store.PolicyVersion{}, query.NoSuchEntity("Policy " + arn + " version " + id + " does not exist or is not attachable.")
+	return store.PolicyVersion{VersionID: id, Document: p.Document(), IsDefaultVersion: true, CreateDate: p.VersionCreated}, nil
 }
 
-// listedPolicies are the policies ListPolicies selects, by name.
+// listedPolicies are the policies ListPolicies selects, by name. Scope
+// (All, AWS, Local; default All), OnlyAttached and PathPrefix are as IAM's
+// ListPolicies reference has them. PolicyUsageFilter keeps the policies
+// used that way in this account: PermissionsPolicy those attached to a
+// principal, PermissionsBoundary those set as a principal's boundary.
 func listedPolicies(c *call) ([]store.ManagedPolicy, error) {
 	scope := c.param("Scope")
 	if scope == "" {
@@ -202,45 +118,58 @@ func listedPolicies(c *call) ([]store.ManagedPolicy, error) {
 	if scope != "All" && scope != "AWS" && scope != "Local" {
 		return nil, c.q.Invalid("Scope", "Member must satisfy enum value set: [All, AWS, Local]")
 	}
+	usage := c.param("PolicyUsageFilter")
+	if usage != "" && usage != "PermissionsPolicy" && usage != "PermissionsBoundary" {
+		return nil, c.q.Invalid("PolicyUsageFilter", "Member must satisfy enum value set: [PermissionsPolicy, PermissionsBoundary]")
+	}
 	onlyAttached, err := c.flag("OnlyAttached")
 	if err != nil {
 		return nil, err
 	}
-	return managedPolicies(c.tx, scope, c.param("PathPrefix"), onlyAttached)
+	prefix := c.param("PathPrefix")
+	if err := store.CheckPathPrefix(prefix); err != nil {
+		return nil, err
+	}
+	all, err := managedPolicies(c.tx, scope, prefix, onlyAttached)
+	if err != nil || usage == "" {
+		return all, err
+	}
+	return slices.DeleteFunc(all, func(p store.ManagedPolicy) bool {
+		if usage == "PermissionsPolicy" {
+			return p.AttachmentCount == 0
+		}
+		return p.PermissionsBoundaryUsageCount == 0
+	}), nil
 }
 
-// managedPolicies are the managed policies of a scope (All, AWS: those
-// leash local knows, Local: the account's) under a path prefix, by name.
+// managedPolicies are the managed policies of a scope (All, AWS: AWS's
+// published set, Local: the account's) under a path prefix, by name.
 func managedPolicies(tx *store.Tx, scope, prefix string, onlyAttached bool) ([]store.ManagedPolicy, error) {
 	var out []store.ManagedPolicy
-	// AWS managed policies are at the path /, which starts with "" and "/".
-	if scope != "Local" && strings.HasPrefix("/", prefix) {
-		for arn := range awsManagedPolicies {
-			p, err := getPolicy(tx, arn)
-			if err != nil {
-				return nil, err
-			}
-			if !onlyAttached || p.AttachmentCount > 0 {
-				out = append(out, p)
+	if scope != "Local" {
+		use, err := awsManagedUse(tx)
+		if err != nil {
+			return nil, err
+		}
+		out = make([]store.ManagedPolicy, 0, awsmanaged.Len())
+		for p := range awsmanaged.All() {
+			u := use[p.ARN()]
+			if strings.HasPrefix(p.Path, prefix) && (!onlyAttached || u.attached > 0) {
+				out = append(out, awsManagedOf(p, u))
 			}
 		}
 	}
 	if scope != "AWS" {
-		filter := store.PolicyFilter{PathPrefix: prefix, OnlyAttached: onlyAttached}
-		for page := (store.Page{MaxItems: 1000}); ; {
-			l, err := tx.ListPolicies(filter, page)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, l.Items...)
-			if page.Marker = l.Marker; page.Marker == "" {
-				break
-			}
+		local, err := allPages(func(page store.Page) (store.Listing[store.ManagedPolicy], error) {
+			return tx.ListPolicies(store.PolicyFilter{PathPrefix: prefix, OnlyAttached: onlyAttached}, page)
+		})
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, local...)
+		// Both parts come sorted; the stable sort interleaves them.
+		slices.SortStableFunc(out, func(a, b store.ManagedPolicy) int { return awsmanaged.CompareNames(a.Name, b.Name) })
 	}
-	slices.SortStableFunc(out, func(a, b store.ManagedPolicy) int {
-		return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
-	})
 	return out, nil
 }
 

@@ -90,9 +90,6 @@ func iamRoleOperations(ops map[string]operation) {
 				Description: c.param("Description"), MaxSessionDuration: duration, Tags: storeTags(tags),
 			}
 			r.PermissionsBoundary = c.param("PermissionsBoundary")
-			if err := checkBoundary(r.PermissionsBoundary); err != nil {
-				return nil, err
-			}
 			r, err = c.tx.CreateRole(r)
 			if err != nil {
 				return nil, err

@@ -52,9 +52,6 @@ func iamUserOperations(ops map[string]operation) {
 			}
 			u := store.User{Name: name, Path: c.param("Path"), Tags: storeTags(tags)}
 			u.PermissionsBoundary = c.param("PermissionsBoundary")
-			if err := checkBoundary(u.PermissionsBoundary); err != nil {
-				return nil, err
-			}
 			u, err = c.tx.CreateUser(u)
 			if err != nil {
 				return nil, err

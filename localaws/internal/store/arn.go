@@ -55,8 +55,9 @@ func PolicyARNParts(arn string) (account, path, name string, ok bool) {
 
 // IsAWSManagedPolicy reports whether arn names a policy AWS manages
 // (arn:aws:iam::aws:policy/…). The store holds only the account's own
-// policies: it records attachments of AWS managed ones without checking that
-// they exist, and the caller supplies their documents.
+// policies: it refuses to record a use of an AWS managed one that is not in
+// AWS's published set (see checkManagedPolicy), and the caller supplies
+// their documents.
 func IsAWSManagedPolicy(arn string) bool {
 	account, _, _, ok := PolicyARNParts(arn)
 	return ok && account == awsAccount

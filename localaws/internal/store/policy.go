@@ -299,10 +299,8 @@ type PolicyEntities struct {
 // attached to, by name. It reads every user, group and role: fine for a
 // local endpoint's few.
 func (tx *Tx) ListEntitiesForPolicy(arn string) (PolicyEntities, error) {
-	if !IsAWSManagedPolicy(arn) {
-		if _, err := tx.GetPolicy(arn); err != nil {
-			return PolicyEntities{}, err
-		}
+	if err := tx.checkManagedPolicy(arn); err != nil {
+		return PolicyEntities{}, err
 	}
 	var out PolicyEntities
 	err := tx.bucket(bucketUsers).ForEach(func(_, v []byte) error {
@@ -345,10 +343,15 @@ func (tx *Tx) ListEntitiesForPolicy(arn string) (PolicyEntities, error) {
 }
 
 // countPolicyUse adds to a managed policy's attachment and boundary counts.
-// AWS managed policies are not in the store and are not counted; a policy
-// of another account is NoSuchEntity.
+// AWS managed policies are not in the store and are not counted (leash
+// local counts their use when asked); a new use of one that is not in AWS's
+// set, or a policy of another account, is NoSuchEntity. Dropping a use is
+// never refused, so state written before that check can still be undone.
 func (tx *Tx) countPolicyUse(arn string, attachments, boundaries int) error {
 	if IsAWSManagedPolicy(arn) {
+		if attachments > 0 || boundaries > 0 {
+			return tx.checkManagedPolicy(arn)
+		}
 		return nil
 	}
 	p, err := tx.GetPolicy(arn)

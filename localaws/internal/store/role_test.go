@@ -172,9 +172,19 @@ func TestAttachingCountsAndIsBounded(t *testing.T) {
 		{"detaching a policy that is not attached", func(tx *store.Tx) error {
 			return ignore(tx.DetachUserPolicy("u", "arn:aws:iam::aws:policy/ReadOnlyAccess"))
 		}, store.NoSuchEntity},
+		{"attaching an AWS managed policy that is not in AWS's set", func(tx *store.Tx) error {
+			return ignore(tx.AttachUserPolicy("u", "arn:aws:iam::aws:policy/NoSuchPolicy"))
+		}, store.NoSuchEntity},
+		{"attaching an AWS managed policy by an ARN with the wrong path", func(tx *store.Tx) error {
+			return ignore(tx.AttachUserPolicy("u", "arn:aws:iam::aws:policy/service-role/ReadOnlyAccess"))
+		}, store.NoSuchEntity},
+		{"setting an AWS managed policy that is not in AWS's set as a boundary", func(tx *store.Tx) error {
+			return ignore(tx.PutRolePermissionsBoundary("r", "arn:aws:iam::aws:policy/NoSuchPolicy"))
+		}, store.NoSuchEntity},
 		{"attaching an 11th policy", func(tx *store.Tx) error {
-			for i := range 10 {
-				if _, err := tx.AttachRolePolicy("r", "arn:aws:iam::aws:policy/P"+string(rune('a'+i))); err != nil {
+			for _, name := range []string{"ReadOnlyAccess", "AdministratorAccess", "IAMFullAccess", "IAMReadOnlyAccess", "AmazonS3ReadOnlyAccess",
+				"AmazonS3FullAccess", "AmazonEC2ReadOnlyAccess", "AmazonEC2FullAccess", "PowerUserAccess", "SecurityAudit"} {
+				if _, err := tx.AttachRolePolicy("r", "arn:aws:iam::aws:policy/"+name); err != nil {
 					return err
 				}
 			}

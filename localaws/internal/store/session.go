@@ -111,10 +111,8 @@ func (tx *Tx) CreateSession(s Session, d time.Duration) (Session, error) {
 		if err := checkPolicyARN(arn); err != nil {
 			return Session{}, err
 		}
-		if !IsAWSManagedPolicy(arn) {
-			if _, err := tx.GetPolicy(arn); err != nil {
-				return Session{}, err
-			}
+		if err := tx.checkManagedPolicy(arn); err != nil {
+			return Session{}, err
 		}
 	}
 	if err := s.Tags.check(); err != nil {
