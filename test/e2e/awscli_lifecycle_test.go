@@ -36,7 +36,11 @@ func TestAWSCLITerraformLifecycle(t *testing.T) {
 	if len(attached.AttachedPolicies) != 1 || attached.AttachedPolicies[0].PolicyArn != readOnly {
 		t.Fatalf("list-attached-group-policies: %+v, want %s", attached, readOnly)
 	}
-	var policy struct{ Policy struct{ DefaultVersionID string `json:"DefaultVersionId"` } }
+	var policy struct {
+		Policy struct {
+			DefaultVersionID string `json:"DefaultVersionId"`
+		}
+	}
 	cli.ok(t, admin, &policy, "iam", "get-policy", "--policy-arn", readOnly)
 	if !strings.HasPrefix(policy.Policy.DefaultVersionID, "v") {
 		t.Fatalf("get-policy %s: default version %q", readOnly, policy.Policy.DefaultVersionID)
@@ -70,7 +74,9 @@ func TestAWSCLITerraformLifecycle(t *testing.T) {
 	// Destroy, in Terraform's order.
 	cli.ok(t, admin, nil, "iam", "remove-role-from-instance-profile", "--instance-profile-name", "node", "--role-name", "node")
 	cli.ok(t, admin, nil, "iam", "delete-instance-profile", "--instance-profile-name", "node")
-	var forRole struct{ InstanceProfiles []struct{ InstanceProfileName string } }
+	var forRole struct {
+		InstanceProfiles []struct{ InstanceProfileName string }
+	}
 	cli.ok(t, admin, &forRole, "iam", "list-instance-profiles-for-role", "--role-name", "node")
 	if len(forRole.InstanceProfiles) != 0 {
 		t.Errorf("list-instance-profiles-for-role after the profile's deletion: %+v", forRole)
@@ -79,7 +85,11 @@ func TestAWSCLITerraformLifecycle(t *testing.T) {
 	cli.ok(t, admin, nil, "iam", "detach-group-policy", "--group-name", "readers", "--policy-arn", readOnly)
 	cli.ok(t, admin, nil, "iam", "remove-user-from-group", "--group-name", "readers", "--user-name", "alice")
 	// aws_iam_user with force_destroy reads and removes what a user may hold.
-	var keys struct{ AccessKeyMetadata []struct{ AccessKeyID string `json:"AccessKeyId"` } }
+	var keys struct {
+		AccessKeyMetadata []struct {
+			AccessKeyID string `json:"AccessKeyId"`
+		}
+	}
 	cli.ok(t, admin, &keys, "iam", "list-access-keys", "--user-name", "alice")
 	for _, k := range keys.AccessKeyMetadata {
 		cli.ok(t, admin, nil, "iam", "delete-access-key", "--user-name", "alice", "--access-key-id", k.AccessKeyID)
