@@ -289,6 +289,14 @@ func TestAccountAuthorizationDetailsPagesInIAMsOrder(t *testing.T) {
 	}
 	for fname, filter := range filters {
 		whole := detailsSequence(authorizationDetails(t, admin, &iam.GetAccountAuthorizationDetailsInput{Filter: filter}))
+		kinds := []string{"user", "group", "role", "policy"}
+		if !slices.IsSortedFunc(whole, func(a, b string) int {
+			ka, _, _ := strings.Cut(a, " ")
+			kb, _, _ := strings.Cut(b, " ")
+			return slices.Index(kinds, ka) - slices.Index(kinds, kb)
+		}) {
+			t.Errorf("%s: snapshot not in IAM's order (users, groups, roles, policies):\n%s", fname, strings.Join(whole, "\n"))
+		}
 		for _, size := range []int32{1, 2, 3, int32(len(whole)), int32(len(whole) + 1)} {
 			t.Run(fmt.Sprintf("%s by %d", fname, size), func(t *testing.T) {
 				var got []string

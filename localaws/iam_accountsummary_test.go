@@ -203,17 +203,18 @@ func TestAccountSummaryQuotasAreTheLimitsEnforced(t *testing.T) {
 	}
 }
 
-// TestAccountSummaryCountsFollowTheStore creates one of each entity and
-// checks that each count moves by one, that PolicyVersionsInUse counts
-// attachments (a customer managed and an AWS managed policy, to a user, a
-// group and a role, but not a permissions boundary), and that deleting them
+// TestAccountSummaryCountsFollowTheStore creates a different number of
+// each entity (so that no count can stand in for another) and checks that
+// each count moves by its number, that PolicyVersionsInUse counts
+// attachments (customer managed and AWS managed policies, to users, groups
+// and roles, but not a permissions boundary), and that deleting them
 // brings every count back.
 func TestAccountSummaryCountsFollowTheStore(t *testing.T) {
 	e := localtest.Start(t, localaws.Config{AccountID: account})
 	admin := e.IAM(nil)
 	ctx := context.Background()
 	before := accountSummary(t, admin)
-	local := "arn:aws:iam::" + account + ":policy/counted"
+	local := "arn:aws:iam::" + account + ":policy/counted-1"
 	readOnly := "arn:aws:iam::aws:policy/IAMReadOnlyAccess"
 	step := func(what string, err error) {
 		t.Helper()
@@ -221,57 +222,88 @@ func TestAccountSummaryCountsFollowTheStore(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	_, err := admin.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("counted"), PolicyDocument: aws.String(readS3)})
-	step("CreatePolicy", err)
-	_, err = admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("counted"), PermissionsBoundary: aws.String(local)})
-	step("CreateUser", err)
-	_, err = admin.CreateGroup(ctx, &iam.CreateGroupInput{GroupName: aws.String("counted")})
-	step("CreateGroup", err)
-	_, err = admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("counted"), AssumeRolePolicyDocument: aws.String(trustEC2)})
-	step("CreateRole", err)
-	_, err = admin.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String("counted")})
-	step("CreateInstanceProfile", err)
-	provider, err := admin.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{Url: aws.String("https://issuer.example.com/counted")})
-	step("CreateOpenIDConnectProvider", err)
-	_, err = admin.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: aws.String("counted"), PolicyArn: aws.String(local)})
-	step("AttachUserPolicy", err)
-	_, err = admin.AttachGroupPolicy(ctx, &iam.AttachGroupPolicyInput{GroupName: aws.String("counted"), PolicyArn: aws.String(readOnly)})
-	step("AttachGroupPolicy", err)
-	_, err = admin.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String("counted"), PolicyArn: aws.String(readOnly)})
-	step("AttachRolePolicy", err)
-	_, err = admin.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String("counted"), PolicyArn: aws.String(local)})
-	step("AttachRolePolicy", err)
+	name := func(i int) *string { return aws.String(fmt.Sprintf("counted-%d", i)) }
+	const users, groups, roles, policies, profiles, providers = 1, 2, 3, 4, 5, 6
+	for i := range policies {
+		_, err := admin.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: name(i + 1), PolicyDocument: aws.String(readS3)})
+		step("CreatePolicy", err)
+	}
+	for i := range users {
+		_, err := admin.CreateUser(ctx, &iam.CreateUserInput{UserName: name(i + 1), PermissionsBoundary: aws.String(local)})
+		step("CreateUser", err)
+		_, err = admin.AttachUserPolicy(ctx, &iam.AttachUserPolicyInput{UserName: name(i + 1), PolicyArn: aws.String(local)})
+		step("AttachUserPolicy", err)
+	}
+	for i := range groups {
+		_, err := admin.CreateGroup(ctx, &iam.CreateGroupInput{GroupName: name(i + 1)})
+		step("CreateGroup", err)
+		_, err = admin.AttachGroupPolicy(ctx, &iam.AttachGroupPolicyInput{GroupName: name(i + 1), PolicyArn: aws.String(readOnly)})
+		step("AttachGroupPolicy", err)
+	}
+	for i := range roles {
+		_, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: name(i + 1), AssumeRolePolicyDocument: aws.String(trustEC2)})
+		step("CreateRole", err)
+		for _, arn := range []string{readOnly, local} {
+			_, err = admin.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: name(i + 1), PolicyArn: aws.String(arn)})
+			step("AttachRolePolicy", err)
+		}
+	}
+	for i := range profiles {
+		_, err := admin.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: name(i + 1)})
+		step("CreateInstanceProfile", err)
+	}
+	var providerARNs []*string
+	for i := range providers {
+		p, err := admin.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{Url: aws.String(fmt.Sprintf("https://issuer.example.com/counted-%d", i))})
+		step("CreateOpenIDConnectProvider", err)
+		providerARNs = append(providerARNs, p.OpenIDConnectProviderArn)
+	}
 
 	after := accountSummary(t, admin)
-	moved := map[string]int32{"Users": 1, "Groups": 1, "Roles": 1, "Policies": 1, "InstanceProfiles": 1, "Providers": 1, "PolicyVersionsInUse": 4}
+	moved := map[string]int32{
+		"Users": users, "Groups": groups, "Roles": roles, "Policies": policies, "InstanceProfiles": profiles, "Providers": providers,
+		"PolicyVersionsInUse": users + groups + 2*roles,
+	}
 	for key, v := range after {
 		if d := v - before[key]; d != moved[key] {
 			t.Errorf("%s went from %d to %d, want a change of %d", key, before[key], v, moved[key])
 		}
 	}
 
-	_, err = admin.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: aws.String("counted"), PolicyArn: aws.String(local)})
-	step("DetachUserPolicy", err)
-	_, err = admin.DeleteUserPermissionsBoundary(ctx, &iam.DeleteUserPermissionsBoundaryInput{UserName: aws.String("counted")})
-	step("DeleteUserPermissionsBoundary", err)
-	_, err = admin.DeleteUser(ctx, &iam.DeleteUserInput{UserName: aws.String("counted")})
-	step("DeleteUser", err)
-	_, err = admin.DetachGroupPolicy(ctx, &iam.DetachGroupPolicyInput{GroupName: aws.String("counted"), PolicyArn: aws.String(readOnly)})
-	step("DetachGroupPolicy", err)
-	_, err = admin.DeleteGroup(ctx, &iam.DeleteGroupInput{GroupName: aws.String("counted")})
-	step("DeleteGroup", err)
-	for _, arn := range []string{readOnly, local} {
-		_, err = admin.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String("counted"), PolicyArn: aws.String(arn)})
-		step("DetachRolePolicy", err)
+	for i := range users {
+		_, err := admin.DetachUserPolicy(ctx, &iam.DetachUserPolicyInput{UserName: name(i + 1), PolicyArn: aws.String(local)})
+		step("DetachUserPolicy", err)
+		_, err = admin.DeleteUserPermissionsBoundary(ctx, &iam.DeleteUserPermissionsBoundaryInput{UserName: name(i + 1)})
+		step("DeleteUserPermissionsBoundary", err)
+		_, err = admin.DeleteUser(ctx, &iam.DeleteUserInput{UserName: name(i + 1)})
+		step("DeleteUser", err)
 	}
-	_, err = admin.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String("counted")})
-	step("DeleteRole", err)
-	_, err = admin.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(local)})
-	step("DeletePolicy", err)
-	_, err = admin.DeleteInstanceProfile(ctx, &iam.DeleteInstanceProfileInput{InstanceProfileName: aws.String("counted")})
-	step("DeleteInstanceProfile", err)
-	_, err = admin.DeleteOpenIDConnectProvider(ctx, &iam.DeleteOpenIDConnectProviderInput{OpenIDConnectProviderArn: provider.OpenIDConnectProviderArn})
-	step("DeleteOpenIDConnectProvider", err)
+	for i := range groups {
+		_, err := admin.DetachGroupPolicy(ctx, &iam.DetachGroupPolicyInput{GroupName: name(i + 1), PolicyArn: aws.String(readOnly)})
+		step("DetachGroupPolicy", err)
+		_, err = admin.DeleteGroup(ctx, &iam.DeleteGroupInput{GroupName: name(i + 1)})
+		step("DeleteGroup", err)
+	}
+	for i := range roles {
+		for _, arn := range []string{readOnly, local} {
+			_, err := admin.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: name(i + 1), PolicyArn: aws.String(arn)})
+			step("DetachRolePolicy", err)
+		}
+		_, err := admin.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name(i + 1)})
+		step("DeleteRole", err)
+	}
+	for i := range policies {
+		_, err := admin.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String("arn:aws:iam::" + account + ":policy/" + *name(i + 1))})
+		step("DeletePolicy", err)
+	}
+	for i := range profiles {
+		_, err := admin.DeleteInstanceProfile(ctx, &iam.DeleteInstanceProfileInput{InstanceProfileName: name(i + 1)})
+		step("DeleteInstanceProfile", err)
+	}
+	for _, arn := range providerARNs {
+		_, err := admin.DeleteOpenIDConnectProvider(ctx, &iam.DeleteOpenIDConnectProviderInput{OpenIDConnectProviderArn: arn})
+		step("DeleteOpenIDConnectProvider", err)
+	}
 	if gone := accountSummary(t, admin); !maps.Equal(gone, before) {
 		t.Errorf("after deleting everything SummaryMap = %v, want it as before: %v", gone, before)
 	}
