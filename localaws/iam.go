@@ -21,6 +21,7 @@ func iamOperations() map[string]operation {
 	iamOIDCOperations(ops)
 	iamSimulateOperations(ops)
 	iamAccountDetailsOperations(ops)
+	iamAccountSummaryOperations(ops)
 	iamInstanceProfileOperations(ops)
 	iamUserReadOperations(ops)
 	return ops

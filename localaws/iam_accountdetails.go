@@ -1,6 +1,8 @@
 package localaws
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -180,11 +182,7 @@ func accountDetailsFilter(c *call) (map[string]bool, error) {
 }
 
 // accountItems lists the entities the filter selects: users, then groups,
-// roles and managed policies, each by name. AWS managed policies are those
-// in use, attached to a user, group or role or bounding a user or role: IAM lists the
-// AWS managed policies an account uses, not the thousand it could, and a
-// policy used only as a boundary is kept so that every boundary a
-// principal names can be read from the snapshot.
+// roles and managed policies, each by name.
 func accountItems(tx *store.Tx, filter map[string]bool) ([]accountItem, error) {
 	var items []accountItem
 	if filter[filterUser] {
@@ -214,27 +212,75 @@ func accountItems(tx *store.Tx, filter map[string]bool) ([]accountItem, error) {
 			items = append(items, accountItem{role: &roles[i]})
 		}
 	}
-	if filter[filterLocalPolicy] || filter[filterAWSPolicy] {
-		scope := "All"
-		switch {
-		case !filter[filterAWSPolicy]:
-			scope = "Local"
-		case !filter[filterLocalPolicy]:
-			scope = "AWS"
-		}
-		policies, err := managedPolicies(tx, scope, "", false)
+	var policies []store.ManagedPolicy
+	if filter[filterLocalPolicy] {
+		local, err := managedPolicies(tx, "Local", "", false)
 		if err != nil {
 			return nil, err
 		}
-		for i := range policies {
-			p := &policies[i]
-			if store.IsAWSManagedPolicy(p.ARN) && p.AttachmentCount == 0 && p.PermissionsBoundaryUsageCount == 0 {
-				continue
-			}
-			items = append(items, accountItem{policy: p})
+		policies = append(policies, local...)
+	}
+	if filter[filterAWSPolicy] {
+		inUse, err := awsPoliciesInUse(tx)
+		if err != nil {
+			return nil, err
 		}
+		policies = append(policies, inUse...)
+	}
+	slices.SortStableFunc(policies, func(a, b store.ManagedPolicy) int {
+		return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+	})
+	for i := range policies {
+		items = append(items, accountItem{policy: &policies[i]})
 	}
 	return items, nil
+}
+
+// awsPoliciesInUse are the AWS managed policies attached to a user, group
+// or role or bounding a user or role: IAM lists the AWS managed policies an
+// account uses, not the thousand it could, and a policy used only as a
+// boundary is kept so that every boundary a principal names can be read
+// from the snapshot. They are found from the principals, so the cost grows
+// with the policies in use and not with the whole AWS managed set.
+func awsPoliciesInUse(tx *store.Tx) ([]store.ManagedPolicy, error) {
+	users, err := allPages(func(p store.Page) (store.Listing[store.User], error) { return tx.ListUsers("", p) })
+	if err != nil {
+		return nil, err
+	}
+	groups, err := allPages(func(p store.Page) (store.Listing[store.Group], error) { return tx.ListGroups("", p) })
+	if err != nil {
+		return nil, err
+	}
+	roles, err := allPages(func(p store.Page) (store.Listing[store.Role], error) { return tx.ListRoles("", p) })
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	note := func(p store.Permissions) {
+		for _, arn := range append(slices.Clip(p.AttachedPolicies), p.PermissionsBoundary) {
+			if store.IsAWSManagedPolicy(arn) {
+				used[arn] = true
+			}
+		}
+	}
+	for _, u := range users {
+		note(u.Permissions)
+	}
+	for _, g := range groups {
+		note(g.Permissions)
+	}
+	for _, r := range roles {
+		note(r.Permissions)
+	}
+	var out []store.ManagedPolicy
+	for _, arn := range slices.Sorted(maps.Keys(used)) {
+		p, err := getPolicy(tx, arn)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // allPages reads every page of a store listing.

@@ -204,7 +204,7 @@ func TestAccountAuthorizationDetailsCarriesEveryDocument(t *testing.T) {
 		t.Errorf("user-0 Tags = %v", tagMap(u0.Tags))
 	}
 	if u0.GroupList == nil || len(u0.GroupList) != 0 {
-		t.Errorf("user-0 GroupList = %v, want present and empty (leash local has no groups)", u0.GroupList)
+		t.Errorf("user-0 GroupList = %v, want present and empty (user-0 is in no group)", u0.GroupList)
 	}
 	if a := user("user-1").AttachedManagedPolicies; len(a) != 1 || aws.ToString(a[0].PolicyArn) != local || aws.ToString(a[0].PolicyName) != "read-s3" {
 		t.Errorf("user-1 AttachedManagedPolicies = %+v, want read-s3", a)
@@ -284,7 +284,7 @@ func TestAccountAuthorizationDetailsFilters(t *testing.T) {
 	}{
 		{"User gives only users", []types.EntityType{types.EntityTypeUser}, only("user ")},
 		{"Role gives only roles", []types.EntityType{types.EntityTypeRole}, only("role ")},
-		{"Group gives the groups, none here", []types.EntityType{types.EntityTypeGroup}, nil},
+		{"Group gives the groups, none in this account", []types.EntityType{types.EntityTypeGroup}, nil},
 		{"LocalManagedPolicy gives the account's policies", []types.EntityType{types.EntityTypeLocalManagedPolicy}, only("policy arn:aws:iam::" + account)},
 		{"AWSManagedPolicy gives the AWS managed policies in use", []types.EntityType{types.EntityTypeAWSManagedPolicy}, only("policy arn:aws:iam::aws:")},
 		{"User and Role give both", []types.EntityType{types.EntityTypeRole, types.EntityTypeUser}, only("user ", "role ")},
