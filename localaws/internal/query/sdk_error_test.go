@@ -122,10 +122,11 @@ func TestSDKSurfacesOurErrors(t *testing.T) {
 
 func TestSDKSeesAnUnservedActionAsInvalidAction(t *testing.T) {
 	e := newEndpoint(t)
-	_, err := e.iam().GetAccountSummary(context.Background(), &iam.GetAccountSummaryInput{})
+	// An action leash local does not serve: SAML providers.
+	_, err := e.iam().ListSAMLProviders(context.Background(), &iam.ListSAMLProvidersInput{})
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidAction" ||
-		apiErr.ErrorMessage() != "Could not find operation GetAccountSummary for version 2010-05-08" {
+		apiErr.ErrorMessage() != "Could not find operation ListSAMLProviders for version 2010-05-08" {
 		t.Errorf("error = %v; want InvalidAction naming the operation and version", err)
 	}
 }
