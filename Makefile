@@ -63,11 +63,12 @@ bench-batch:
 	bench/batch.sh $(BATCH_FLAGS)
 
 # leash local under load: signed IAM reads over loopback at several
-# concurrency levels (bench/README.md). LOAD_FLAGS adds or overrides flags,
-# e.g. make bench-local LOAD_FLAGS='-duration 5s -cpuprofile /tmp/load.prof'.
+# concurrency levels, with leash local as its own process and then inside
+# the load generator (bench/README.md). LOAD_FLAGS adds or overrides flags,
+# e.g. make bench-local LOAD_FLAGS='-mode two -duration 5s -profile /tmp/local.prof'.
 LOAD_FLAGS ?=
 bench-local:
-	$(GO) run ./bench/load -duration 20s -concurrency 1,2,4,8,16,64 $(LOAD_FLAGS)
+	GO='$(GO)' bench/local.sh -duration 20s -concurrency 1,2,4,8,16,64 $(LOAD_FLAGS)
 
 # The operator at scale: 1,000 mint-mode CredentialsRequests against leash
 # local and a real API server, timed to all Ready, with the operator's peak

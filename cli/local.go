@@ -17,9 +17,10 @@ import (
 
 func newLocal() *cobra.Command {
 	var (
-		cfg    localaws.Config
-		listen localaws.Listen
-		jwks   []string
+		cfg     localaws.Config
+		listen  localaws.Listen
+		jwks    []string
+		profile string
 	)
 	const short = "Run an IAM and STS endpoint on this machine"
 	cmd := &cobra.Command{
@@ -86,7 +87,11 @@ address in use, a data folder it cannot open) or stops on an error.`),
 				return err
 			}
 			cfg.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			err = localaws.Run(cmd.Context(), cfg, listen, cmd.OutOrStdout())
+			stopProfile, err := startCPUProfile(profile)
+			if err != nil {
+				return err
+			}
+			err = errors.Join(localaws.Run(cmd.Context(), cfg, listen, cmd.OutOrStdout()), stopProfile())
 			var lerr *localaws.ListenError
 			if errors.As(err, &lerr) {
 				return fmt.Errorf("--listen %s: %s", lerr.Address, lerr.Msg)
@@ -122,6 +127,7 @@ address in use, a data folder it cannot open) or stops on an error.`),
 		"`DURATION` a kept-alive connection may wait for its next request before it is closed (e.g. --idle-timeout 30s)")
 	f.StringArrayVar(&jwks, "oidc-jwks", nil,
 		"`ISSUER=FILE`: read the signing keys of the OIDC issuer from FILE, a JSON Web Key Set, instead of fetching them, for an issuer leash local cannot reach such as a cluster's service-account issuer; repeat for several (e.g. --oidc-jwks https://kubernetes.default.svc=./jwks.json)")
+	addCPUProfileFlag(cmd, &profile)
 	return cmd
 }
 

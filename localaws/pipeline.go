@@ -2,7 +2,6 @@ package localaws
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -257,13 +256,7 @@ func (s *Server) record(c *call, r *http.Request, qerr *query.Error) {
 }
 
 // newRequestID is a random UUID, as AWS request IDs are.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func newRequestID() string { return query.NewRequestID() }
 
 // call is one request on its way through the pipeline.
 type call struct {

@@ -67,6 +67,7 @@ type result struct {
 	firstError  string
 	mem         memory
 	cpu         time.Duration // the server's process CPU time over the level; 0 when unknown
+	loadCPU     time.Duration // this process's, when the server is another; 0 otherwise
 }
 
 // drive sends requests from d.concurrency goroutines for dur, each request

@@ -127,15 +127,21 @@ func (e *endpoint) memory() memory {
 func (e *endpoint) cpu() time.Duration {
 	switch {
 	case e.srv != nil:
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			return 0
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		return selfCPU()
 	case e.pid != 0:
 		return procCPU(fmt.Sprintf("/proc/%d/stat", e.pid))
 	}
 	return 0
+}
+
+// selfCPU is the CPU time, user and system, this process has used; 0 when
+// unknown.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procCPU reads utime and stime from /proc/PID/stat. They are in clock

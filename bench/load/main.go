@@ -39,6 +39,7 @@ type options struct {
 	cpuprofile       string
 	targetRPS        float64
 	targetP99        time.Duration
+	targetRSS        uint64
 }
 
 func main() {
@@ -86,10 +87,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if o.warmup > 0 {
 			d.drive(ctx, o.warmup)
 		}
-		cpu := ep.cpu()
+		cpu, self := ep.cpu(), selfCPU()
 		r := d.drive(ctx, o.duration)
 		if cpu > 0 {
 			r.cpu = ep.cpu() - cpu
+		}
+		if ep.srv == nil && self > 0 {
+			r.loadCPU = selfCPU() - self
 		}
 		r.mem = ep.memory()
 		results = append(results, r)
@@ -117,6 +121,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured load (this process: client and, without -url, server) to `FILE`")
 	fs.Float64Var(&o.targetRPS, "target-rps", 5000, "requests per second the target asks for")
 	fs.DurationVar(&o.targetP99, "target-p99", 5*time.Millisecond, "99th-percentile latency the target allows")
+	targetRSS := fs.Int("target-rss-mib", 64, "peak resident set, in MiB, the target allows the server (in one process: the whole process)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -143,6 +148,10 @@ func parseFlags(args []string) (options, error) {
 	if (o.url == "") != (o.creds == "") {
 		return o, errors.New("-url and -credentials go together: the URL of a running leash local and its admin-credentials file")
 	}
+	if *targetRSS < 1 {
+		return o, fmt.Errorf("-target-rss-mib %d: must be positive", *targetRSS)
+	}
+	o.targetRSS = uint64(*targetRSS) << 20
 	if o.duration <= 0 {
 		return o, fmt.Errorf("-duration %v: must be positive", o.duration)
 	}

@@ -46,6 +46,15 @@ func encodeResult(buf *bytes.Buffer, namespace, action string, result any, reque
 	if !isOperationName(action) {
 		return errInvalidAction(action)
 	}
+	if encodeResultFast(buf, namespace, action, result, requestID) {
+		return nil
+	}
+	return encodeResultXML(buf, namespace, action, result, requestID)
+}
+
+// encodeResultXML is encodeResult through encoding/xml, for results whose
+// type has no plan (fastxml.go).
+func encodeResultXML(buf *bytes.Buffer, namespace, action string, result any, requestID string) error {
 	enc := xml.NewEncoder(buf)
 	root := xml.StartElement{Name: xml.Name{Local: action + "Response"}, Attr: []xml.Attr{{Name: xml.Name{Local: "xmlns"}, Value: namespace}}}
 	if err := enc.EncodeToken(root); err != nil {

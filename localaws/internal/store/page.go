@@ -46,7 +46,7 @@ func list[T any](tx *Tx, bucket string, page Page, keep func(*T) bool) (Listing[
 	var out Listing[T]
 	for ; k != nil; k, v = c.Next() {
 		var item T
-		if err := decode(v, &item); err != nil {
+		if err := tx.decodeRecord(bucket, k, v, &item); err != nil {
 			return Listing[T]{}, err
 		}
 		if keep != nil && !keep(&item) {

@@ -64,6 +64,8 @@ type Store struct {
 
 	lastUseMu sync.Mutex
 	lastUse   map[lastUseKey]time.Time
+
+	records *recordCache
 }
 
 // Account is the one AWS account a store holds.
@@ -110,7 +112,7 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open store: make %s private: %w", path, err)
 		}
 	}
-	s := &Store{db: db, opts: opts, lastUse: map[lastUseKey]time.Time{}}
+	s := &Store{db: db, opts: opts, lastUse: map[lastUseKey]time.Time{}, records: newRecordCache(maxCachedBytes)}
 	if err := db.Update(s.initialize); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -199,7 +201,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (s *Store) newTx(btx *bolt.Tx) *Tx {
-	return &Tx{btx: btx, account: s.account, now: timestamp(s.opts.Now()), opts: &s.opts}
+	return &Tx{btx: btx, account: s.account, now: timestamp(s.opts.Now()), opts: &s.opts, records: s.records}
 }
 
 // Check reads every page of the file and reports the first inconsistency

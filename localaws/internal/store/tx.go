@@ -51,6 +51,8 @@ type Tx struct {
 	// reads the same user several times (caller, target, operation) and
 	// nothing can change it.
 	users map[string]User
+	// records is the store's cache of decoded records (recordCache).
+	records *recordCache
 }
 
 // Now is the time of the transaction: every record it creates carries it, and
@@ -64,11 +66,12 @@ func (tx *Tx) bucket(name string) *bolt.Bucket { return tx.btx.Bucket([]byte(nam
 
 // get decodes the record at key into v and reports whether there was one.
 func (tx *Tx) get(bucket, key string, v any) (bool, error) {
-	data := tx.bucket(bucket).Get([]byte(key))
+	k := []byte(key)
+	data := tx.bucket(bucket).Get(k)
 	if data == nil {
 		return false, nil
 	}
-	return true, decode(data, v)
+	return true, tx.decodeRecord(bucket, k, data, v)
 }
 
 func (tx *Tx) exists(bucket, key string) bool {
