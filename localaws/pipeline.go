@@ -3,7 +3,6 @@ package localaws
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"strings"
