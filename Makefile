@@ -68,7 +68,7 @@ bench-batch:
 # e.g. make bench-local LOAD_FLAGS='-mode two -duration 5s -profile /tmp/local.prof'.
 LOAD_FLAGS ?=
 bench-local:
-	GO='$(GO)' bench/local.sh -duration 20s -concurrency 1,2,4,8,16,64 $(LOAD_FLAGS)
+	GO='$(GO)' bench/local.sh -duration 20s -concurrency 1,2,4,5,6,8,16,64 $(LOAD_FLAGS)
 
 # The operator at scale: 1,000 mint-mode CredentialsRequests against leash
 # local and a real API server, timed to all Ready, with the operator's peak
