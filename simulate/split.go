@@ -109,10 +109,10 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 					if i == len(chunk) {
 						break
 					}
-					switch c := chunk[i]; {
-					case c == '\\':
+					switch c := chunk[i]; c {
+					case '\\':
 						escape = true
-					case c == '"':
+					case '"':
 						inString = false
 						if depth == 0 {
 							end = i + 1

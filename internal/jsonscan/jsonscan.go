@@ -194,19 +194,19 @@ func (s *Scanner) skip(depth int) bool {
 	if s.i >= len(s.text) || depth > maxDepth {
 		return false
 	}
-	switch c := s.text[s.i]; {
-	case c == '{':
+	switch s.text[s.i] {
+	case '{':
 		return s.Object(func(string) bool { return s.skip(depth + 1) })
-	case c == '[':
+	case '[':
 		return s.Array(func() bool { return s.skip(depth + 1) })
-	case c == '"':
+	case '"':
 		_, ok := s.Str()
 		return ok
-	case c == 't':
+	case 't':
 		return s.Literal("true")
-	case c == 'f':
+	case 'f':
 		return s.Literal("false")
-	case c == 'n':
+	case 'n':
 		return s.Literal("null")
 	}
 	_, ok := s.Number()
