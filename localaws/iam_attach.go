@@ -38,72 +38,8 @@ func listAttached(c *call, perms store.Permissions) (any, error) {
 // iam:PermissionsBoundary: the principal's boundary (or, for
 // Put*PermissionsBoundary, the boundary being set).
 func iamAttachmentOperations(ops map[string]operation) {
-	ops["AttachUserPolicy"] = operation{
-		target: onUser(policyARNKey, currentBoundary),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("UserName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.AttachUserPolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["DetachUserPolicy"] = operation{
-		target: onUser(policyARNKey, currentBoundary),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("UserName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.DetachUserPolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["ListAttachedUserPolicies"] = operation{
-		readOnly: true,
-		target:   onUser(),
-		run: func(c *call) (any, error) {
-			u, err := c.requiredUser()
-			if err != nil {
-				return nil, err
-			}
-			return listAttached(c, u.Permissions)
-		},
-	}
-	ops["AttachRolePolicy"] = operation{
-		target: onRole(policyARNKey, currentBoundary),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("RoleName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.AttachRolePolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["DetachRolePolicy"] = operation{
-		target: onRole(policyARNKey, currentBoundary),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("RoleName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.DetachRolePolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["ListAttachedRolePolicies"] = operation{
-		readOnly: true,
-		target:   onRole(),
-		run: func(c *call) (any, error) {
-			r, err := c.requiredRole()
-			if err != nil {
-				return nil, err
-			}
-			return listAttached(c, r.Permissions)
-		},
-	}
+	attachedPolicyOperations(ops, userKind)
+	attachedPolicyOperations(ops, roleKind)
 	ops["PutUserPermissionsBoundary"] = operation{
 		target: onUser(requestedBoundary),
 		run: func(c *call) (any, error) {
@@ -259,4 +195,39 @@ func listEntitiesForPolicy(c *call) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// attachedPolicyOperations adds Attach{Noun}Policy, Detach{Noun}Policy and
+// ListAttached{Noun}Policies. A change carries iam:PolicyARN and the
+// principal's boundary (a group has none).
+func attachedPolicyOperations(ops map[string]operation, k principalKind) {
+	change := func(do func(tx *store.Tx, name, arn string) error) operation {
+		return operation{
+			target: k.on(policyARNKey, currentBoundary),
+			run: func(c *call) (any, error) {
+				name, arn, err := c.requiredPair(k.nameParam, "PolicyArn")
+				if err != nil {
+					return nil, err
+				}
+				return nil, do(c.tx, name, arn)
+			},
+		}
+	}
+	ops["Attach"+k.noun+"Policy"] = change(k.attach)
+	ops["Detach"+k.noun+"Policy"] = change(k.detach)
+	ops["ListAttached"+k.noun+"Policies"] = operation{
+		readOnly: true,
+		target:   k.on(),
+		run: func(c *call) (any, error) {
+			name, err := c.required(k.nameParam)
+			if err != nil {
+				return nil, err
+			}
+			_, perms, err := k.get(c.tx, name)
+			if err != nil {
+				return nil, err
+			}
+			return listAttached(c, perms)
+		},
+	}
 }

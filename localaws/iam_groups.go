@@ -93,6 +93,14 @@ var groupKind = principalKind{
 		_, err := tx.DeleteGroupPolicy(name, policyName)
 		return err
 	},
+	attach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.AttachGroupPolicy(name, arn)
+		return err
+	},
+	detach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.DetachGroupPolicy(name, arn)
+		return err
+	},
 }
 
 // iamGroupOperations adds the group operations: the groups themselves,
@@ -259,37 +267,5 @@ func iamGroupOperations(ops map[string]operation) {
 		},
 	}
 	inlinePolicyOperations(ops, groupKind)
-	ops["AttachGroupPolicy"] = operation{
-		target: onGroup(policyARNKey),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("GroupName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.AttachGroupPolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["DetachGroupPolicy"] = operation{
-		target: onGroup(policyARNKey),
-		run: func(c *call) (any, error) {
-			name, arn, err := c.requiredPair("GroupName", "PolicyArn")
-			if err != nil {
-				return nil, err
-			}
-			_, err = c.tx.DetachGroupPolicy(name, arn)
-			return nil, err
-		},
-	}
-	ops["ListAttachedGroupPolicies"] = operation{
-		readOnly: true,
-		target:   onGroup(),
-		run: func(c *call) (any, error) {
-			g, err := c.requiredGroup()
-			if err != nil {
-				return nil, err
-			}
-			return listAttached(c, g.Permissions)
-		},
-	}
+	attachedPolicyOperations(ops, groupKind)
 }

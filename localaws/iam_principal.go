@@ -5,16 +5,19 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// principalKind is what users and roles have in common: inline policies,
-// under action names that differ only in the noun. Their tags are
-// taggedKinds, with managed policies' and OIDC providers'.
+// principalKind is what users, roles and groups have in common: inline
+// and attached managed policies, under action names that differ only in the
+// noun. Their tags are taggedKinds, with managed policies' and OIDC
+// providers'.
 type principalKind struct {
-	noun      string // "User" or "Role", as in PutUserPolicy and PutRolePolicy
-	nameParam string // "UserName" or "RoleName"
+	noun      string // "User", "Role" or "Group", as in PutUserPolicy and PutRolePolicy
+	nameParam string // "UserName", "RoleName" or "GroupName"
 	on        func(extra ...keysFunc) func(*call) (target, error)
 	get       func(tx *store.Tx, name string) (store.Tags, store.Permissions, error)
 	put       func(tx *store.Tx, name, policyName, document string) error
 	delete    func(tx *store.Tx, name, policyName string) error
+	// attach and detach change the managed policies attached.
+	attach, detach func(tx *store.Tx, name, policyARN string) error
 }
 
 var userKind = principalKind{
@@ -31,6 +34,14 @@ var userKind = principalKind{
 		_, err := tx.DeleteUserPolicy(name, policyName)
 		return err
 	},
+	attach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.AttachUserPolicy(name, arn)
+		return err
+	},
+	detach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.DetachUserPolicy(name, arn)
+		return err
+	},
 }
 
 var roleKind = principalKind{
@@ -45,6 +56,14 @@ var roleKind = principalKind{
 	},
 	delete: func(tx *store.Tx, name, policyName string) error {
 		_, err := tx.DeleteRolePolicy(name, policyName)
+		return err
+	},
+	attach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.AttachRolePolicy(name, arn)
+		return err
+	},
+	detach: func(tx *store.Tx, name, arn string) error {
+		_, err := tx.DetachRolePolicy(name, arn)
 		return err
 	},
 }
