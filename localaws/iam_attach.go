@@ -219,11 +219,7 @@ func attachedPolicyOperations(ops map[string]operation, k principalKind) {
 		readOnly: true,
 		target:   k.on(),
 		run: func(c *call) (any, error) {
-			name, err := c.required(k.nameParam)
-			if err != nil {
-				return nil, err
-			}
-			_, perms, err := k.get(c.tx, name)
+			perms, err := k.permissions(c)
 			if err != nil {
 				return nil, err
 			}

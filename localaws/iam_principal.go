@@ -90,11 +90,7 @@ func inlinePolicyOperations(ops map[string]operation, k principalKind) {
 		readOnly: true,
 		target:   k.on(),
 		run: func(c *call) (any, error) {
-			name, err := c.required(k.nameParam)
-			if err != nil {
-				return nil, err
-			}
-			_, perms, err := k.get(c.tx, name)
+			perms, err := k.permissions(c)
 			if err != nil {
 				return nil, err
 			}
@@ -111,4 +107,14 @@ func inlinePolicyOperations(ops map[string]operation, k principalKind) {
 			return nil, k.delete(c.tx, name, policyName)
 		},
 	}
+}
+
+// permissions are the policies of the principal the request names.
+func (k principalKind) permissions(c *call) (store.Permissions, error) {
+	name, err := c.required(k.nameParam)
+	if err != nil {
+		return store.Permissions{}, err
+	}
+	_, perms, err := k.get(c.tx, name)
+	return perms, err
 }
