@@ -22,6 +22,7 @@ import (
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // The runbook's account, so examples/ci-role/trust.json applies unchanged.
@@ -81,7 +82,7 @@ func (in *incident) start(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.l, in.adminFile = l, l.AdminCredentialsPath()
-	in.admin = iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: adminKey.Provider(), RetryMaxAttempts: 1})
+	in.admin = iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Credentials: adminKey.Provider(), Retryer: localtest.Retryer()})
 }
 
 // restartAt stops leash local and starts it again on the same folder with
@@ -183,7 +184,7 @@ func (in *incident) githubToken(t *testing.T, sub string) string {
 // ciSession assumes role with a token of sub, as
 // aws-actions/configure-aws-credentials does; the error is the exchange's.
 func (in *incident) ciSession(role, token string) (aws.CredentialsProvider, error) {
-	anon := sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), RetryMaxAttempts: 1})
+	anon := sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), Retryer: localtest.Retryer()})
 	out, err := anon.AssumeRoleWithWebIdentity(context.Background(), &sts.AssumeRoleWithWebIdentityInput{
 		RoleArn: aws.String("arn:aws:iam::" + incidentAccount + ":role/" + role), RoleSessionName: aws.String("gha"), WebIdentityToken: aws.String(token)})
 	if err != nil {
@@ -205,11 +206,11 @@ func (in *incident) userSession(t *testing.T, key aws.CredentialsProvider) aws.C
 }
 
 func (in *incident) iam(creds aws.CredentialsProvider) *iam.Client {
-	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), Credentials: creds, RetryMaxAttempts: 1})
+	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), Credentials: creds, Retryer: localtest.Retryer()})
 }
 
 func (in *incident) sts(creds aws.CredentialsProvider) *sts.Client {
-	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), Credentials: creds, RetryMaxAttempts: 1})
+	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(in.l.URL), Credentials: creds, Retryer: localtest.Retryer()})
 }
 
 // listUsers is the call a role session makes, with its error code ("OK").

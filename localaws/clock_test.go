@@ -17,6 +17,7 @@ import (
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // loopbackAt serves dir with the clock offset until the test ends or stop
@@ -50,11 +51,11 @@ func adminOf(t *testing.T, l *localaws.Loopback) aws.CredentialsProvider {
 }
 
 func stsAt(url string, p aws.CredentialsProvider) *sts.Client {
-	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(url), Credentials: p, RetryMaxAttempts: 1})
+	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(url), Credentials: p, Retryer: localtest.Retryer()})
 }
 
 func iamAt(url string, p aws.CredentialsProvider) *iam.Client {
-	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(url), Credentials: p, RetryMaxAttempts: 1})
+	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(url), Credentials: p, Retryer: localtest.Retryer()})
 }
 
 // near fails unless got is within a few seconds of want.

@@ -17,10 +17,11 @@ import (
 
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 )
 
 func (e *endpoint) cloudtrail(id, secret string) *cloudtrail.Client {
-	return cloudtrail.New(cloudtrail.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), RetryMaxAttempts: 1,
+	return cloudtrail.New(cloudtrail.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), Retryer: localtest.Retryer(),
 		Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // startWith runs a server with cfg (DataDir is filled in).
@@ -36,7 +37,7 @@ func startWith(t *testing.T, cfg localaws.Config) *endpoint {
 // noRetry is an IAM client that makes one attempt, so that a fault is seen
 // as it is.
 func (e *endpoint) noRetry(id, secret string) *iam.Client {
-	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), RetryMaxAttempts: 1,
+	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), Retryer: localtest.Retryer(),
 		Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")})
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // startStoppable runs a server that the test can stop (to read its audit
@@ -87,7 +88,7 @@ func TestNoResponseButCreateAccessKeysCarriesTheSecret(t *testing.T) {
 	ctx := context.Background()
 	rec := &recorder{}
 	client := func(id, secret string) *iam.Client {
-		return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), HTTPClient: rec, RetryMaxAttempts: 1,
+		return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), HTTPClient: rec, Retryer: localtest.Retryer(),
 			Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")})
 	}
 	admin := client(e.adminKeys(t))

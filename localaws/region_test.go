@@ -39,8 +39,8 @@ func TestCredentialScopeRegionMustBeThePartitions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			creds := e.Admin.Provider()
-			iamc := iam.New(iam.Options{Region: tc.region, BaseEndpoint: aws.String(e.URL), Credentials: creds, RetryMaxAttempts: 1})
-			stsc := sts.New(sts.Options{Region: tc.region, BaseEndpoint: aws.String(e.URL), Credentials: creds, RetryMaxAttempts: 1})
+			iamc := iam.New(iam.Options{Region: tc.region, BaseEndpoint: aws.String(e.URL), Credentials: creds, Retryer: localtest.Retryer()})
+			stsc := sts.New(sts.Options{Region: tc.region, BaseEndpoint: aws.String(e.URL), Credentials: creds, Retryer: localtest.Retryer()})
 			_, iamErr := iamc.ListUsers(ctx, &iam.ListUsersInput{})
 			_, stsErr := stsc.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 			for service, err := range map[string]error{"iam": iamErr, "sts": stsErr} {

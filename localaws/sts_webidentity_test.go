@@ -28,6 +28,7 @@ import (
 
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // issuer is an OIDC issuer on loopback: a discovery document and a key set
@@ -175,7 +176,7 @@ func (w *webEnv) claims(changes ...any) map[string]any {
 // anonymous is an STS client without credentials, as a workload has before
 // it exchanges its token.
 func (e *stsEnv) anonymous() *sts.Client {
-	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), RetryMaxAttempts: 1})
+	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.url), Retryer: localtest.Retryer()})
 }
 
 func (w *webEnv) exchange(token string) (*sts.AssumeRoleWithWebIdentityOutput, error) {

@@ -49,7 +49,7 @@ func TestPolicyFromLeashLocalLogCutsAUserDownToItsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), RetryMaxAttempts: 1,
+	ci := iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(l.URL), Retryer: localtest.Retryer(),
 		Credentials: credentials.NewStaticCredentialsProvider(*created.AccessKey.AccessKeyId, *created.AccessKey.SecretAccessKey, "")})
 
 	// What the user does: every call is an error code or none.

@@ -4,9 +4,15 @@
 package localtest
 
 import (
+	"errors"
+	"net"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
@@ -45,14 +51,35 @@ func Start(t testing.TB, cfg localaws.Config) *Endpoint {
 }
 
 // IAM is an IAM client of the endpoint signing with creds, the
-// administrator's when nil; it does not retry, so a test sees each answer.
+// administrator's when nil. It retries only the SDK's own closed-connection
+// race (see Retryer), so a test sees each answer leash local gives.
 func (e *Endpoint) IAM(creds aws.CredentialsProvider) *iam.Client {
-	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.URL), Credentials: e.creds(creds), RetryMaxAttempts: 1})
+	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.URL), Credentials: e.creds(creds), Retryer: Retryer()})
 }
 
 // STS is an STS client of the endpoint, like IAM.
 func (e *Endpoint) STS(creds aws.CredentialsProvider) *sts.Client {
-	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.URL), Credentials: e.creds(creds), RetryMaxAttempts: 1})
+	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.URL), Credentials: e.creds(creds), Retryer: Retryer()})
+}
+
+// Retryer retries a call only when the SDK's HTTP transport closed the
+// connection under an answer ("use of closed network connection" after a
+// 200: the SDK's own race over loopback, aws/aws-sdk-go-v2#2737, which its
+// default retryer retries too), up to three attempts and without delay.
+// Every answer leash local gives, refusals and throttling included, reaches
+// the test as it was given.
+func Retryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 3
+		o.RateLimiter = ratelimit.None
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		o.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			if errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection") {
+				return aws.TrueTernary
+			}
+			return aws.FalseTernary
+		})}
+	})
 }
 
 // Client is leash's own IAM client of the endpoint, as the administrator.
