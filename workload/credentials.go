@@ -8,8 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"leash.dev/leash/credfile"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/credfile"
 )
 
 // credentialEnv are the variables through which the AWS SDK reads a key
@@ -23,11 +23,11 @@ var credentialEnv = map[string]bool{
 // credentialKeys are the Secret keys that hold a key pair: the variables'
 // names, and the credentials file's own names (which leash writes).
 var credentialKeys = map[string]bool{
-	"AWS_ACCESS_KEY_ID":              true,
-	"AWS_SECRET_ACCESS_KEY":          true,
-	credfile.SecretKeyID:             true,
-	credfile.SecretKeySecret:         true,
-	credfile.SecretKeySessionToken:   true,
+	"AWS_ACCESS_KEY_ID":            true,
+	"AWS_SECRET_ACCESS_KEY":        true,
+	credfile.SecretKeyID:           true,
+	credfile.SecretKeySecret:       true,
+	credfile.SecretKeySessionToken: true,
 }
 
 // credential is one way AWS credentials reach the pod: a Secret volume (or
