@@ -370,11 +370,9 @@ func checkToken(p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
 
 // egressExcludesIMDS says whether a NetworkPolicy selecting the pod limits
 // its egress and none of the pod's egress rules reaches the metadata
-// service. A host-network pod is governed by no NetworkPolicy.
+// service. It does not look at hostNetwork: CheckPod does, since no
+// NetworkPolicy governs a host-network pod.
 func egressExcludesIMDS(s *Set, p Pod) bool {
-	if p.Spec.HostNetwork {
-		return false
-	}
 	limited := false
 	for _, np := range s.Policies {
 		if np.Namespace != p.Namespace || !selects(np.Spec.PodSelector, p.Labels) || !hasEgress(np) {
