@@ -62,7 +62,7 @@ func credentials(s *Set, p Pod) []credential {
 		case v.Secret != nil:
 			c := s.secretCredential(p, v.Secret.SecretName, isOptional(v.Secret.Optional))
 			c.at = fmt.Sprintf(".volumes[%d].secret", vi)
-			c.volume = v.Name
+			c.volume, c.files = v.Name, itemPaths(c.files, v.Secret.Items)
 			c.what = fmt.Sprintf("volume %s (Secret %s/%s)", v.Name, p.Namespace, c.secret)
 			if s.isCredentials(p, c) {
 				out = append(out, c)
@@ -72,7 +72,7 @@ func credentials(s *Set, p Pod) []credential {
 				at := fmt.Sprintf(".volumes[%d].projected.sources[%d]", vi, si)
 				if src.Secret != nil {
 					c := s.secretCredential(p, src.Secret.Name, isOptional(src.Secret.Optional))
-					c.at, c.volume = at+".secret", v.Name
+					c.at, c.volume, c.files = at+".secret", v.Name, itemPaths(c.files, src.Secret.Items)
 					c.what = fmt.Sprintf("projected volume %s (Secret %s/%s)", v.Name, p.Namespace, c.secret)
 					if s.isCredentials(p, c) {
 						out = append(out, c)
@@ -220,6 +220,22 @@ func envValue(c corev1.Container, name string) (string, bool) {
 // within says whether file is dir or under it.
 func within(file, dir string) bool {
 	return file == dir || strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// itemPaths are where a volume's items put the keys that hold a
+// credentials file (all keys when those are not known); files when the
+// volume names no items.
+func itemPaths(files []string, items []corev1.KeyToPath) []string {
+	if len(items) == 0 {
+		return files
+	}
+	out := []string{}
+	for _, it := range items {
+		if files == nil || contains(files, it.Key) {
+			out = append(out, it.Path)
+		}
+	}
+	return out
 }
 
 func isOptional(b *bool) bool { return b != nil && *b }
