@@ -220,7 +220,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 		at := fmt.Sprintf(".containers[%d]", ci)
 		if !strings.EqualFold(env["AWS_EC2_METADATA_DISABLED"], "true") {
 			add("LEASH-WL-002", analyze.High, at+".env",
-				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials file is missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
+				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials (file or variables) are missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
 				"add env AWS_EC2_METADATA_DISABLED: \"true\"")
 		}
 		file, ok := envValue(c, "AWS_SHARED_CREDENTIALS_FILE")
