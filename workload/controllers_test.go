@@ -55,6 +55,8 @@ func TestControllerManifests(t *testing.T) {
 	}{
 		{"a webhook TLS Secret whose name says aws is not credentials",
 			"aws-load-balancer-controller.yaml", nil, map[string]int{}},
+		{"a webhook TLS Secret not in the manifests is not credentials by its name either",
+			"aws-load-balancer-controller.yaml", []string{"kind: Secret", "kind: NotChecked"}, map[string]int{}},
 		{"a webhook TLS Secret stays clean with the host network too",
 			"aws-load-balancer-controller.yaml", []string{"      containers:", "      hostNetwork: true\n      containers:"}, map[string]int{}},
 		{"a Secret holding a credentials file is credentials, and the SDK is pointed at its key",
