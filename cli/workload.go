@@ -22,16 +22,22 @@ func newCheckWorkload() *cobra.Command {
 		Short: short,
 		Long: long(short, `workload reads Deployment, DaemonSet, StatefulSet, Job, CronJob and Pod
 manifests with the CredentialsRequests and NetworkPolicies beside them, and
-reports, for every pod that mounts AWS credentials:
+reports, for every pod that AWS credentials reach (a Secret a
+CredentialsRequest writes, one AWS_SHARED_CREDENTIALS_FILE points into, one
+holding credential keys, a key taken as AWS_ACCESS_KEY_ID and the like, or a
+projected token for sts.amazonaws.com); the others are listed as skipped:
 
   LEASH-WL-001  hostNetwork: true (the node's instance metadata is reachable)
   LEASH-WL-002  AWS_EC2_METADATA_DISABLED not "true" (a missing or empty file
                 makes the AWS SDK use the node's role, silently)
   LEASH-WL-003  AWS_SHARED_CREDENTIALS_FILE not the mounted Secret's file
-  LEASH-WL-004  a mounted credentials Secret that no CredentialsRequest writes
+  LEASH-WL-004  a credentials Secret that no CredentialsRequest writes
   LEASH-WL-005  with STS: no projected token, a token whose audience is not
                 sts.amazonaws.com, or one mounted elsewhere than cloudTokenPath
-  LEASH-WL-006  no egress NetworkPolicy keeping it from 169.254.169.254
+  LEASH-WL-006  no egress NetworkPolicy keeping it from 169.254.169.254 and
+                fd00:ec2::254 (a host-network pod is governed by none)
+  LEASH-WL-007  a credential Secret marked optional: without it the SDK
+                falls back to the node's role
 
 With --suggest, a NetworkPolicy that closes LEASH-WL-006 is printed for each
 pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
@@ -65,11 +71,14 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			sum := analyze.Summarize(findings, threshold, len(set.Pods))
 			switch output {
 			case "json":
-				err = analyze.WriteJSON(out, findings, sum)
+				err = writeWorkloadJSON(out, findings, sum, workload.Skipped(set))
 			case "sarif":
 				err = analyze.WriteSARIF(out, findings, nil)
 			default:
 				err = analyze.WriteText(out, findings, sum, "pod", "pods")
+				if err == nil {
+					err = writeSkipped(out, workload.Skipped(set))
+				}
 			}
 			if err != nil {
 				return err
@@ -81,9 +90,14 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 					}
 					np, err := workload.Suggest(p)
 					if err != nil {
-						return err
+						fmt.Fprintf(out, "---\n# no suggestion: %v\n", err)
+						continue
 					}
-					fmt.Fprintf(out, "---\n# for %s\n%s", p.Source, np)
+					note := ""
+					if p.Spec.HostNetwork {
+						note = " (it governs the pod only once hostNetwork is removed: LEASH-WL-001)"
+					}
+					fmt.Fprintf(out, "---\n# for %s%s\n%s", p.Source, note, np)
 				}
 			}
 			if sum.Failing > 0 {

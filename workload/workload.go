@@ -30,8 +30,8 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 )
 
-// imds is the instance metadata service's address.
-var imds = netip.MustParseAddr("169.254.169.254")
+// imds are the instance metadata service's addresses, IPv4 and IPv6.
+var imds = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
 
 // stsAudience is the audience AWS STS expects of a projected token.
 const stsAudience = "sts.amazonaws.com"
@@ -42,12 +42,17 @@ type Set struct {
 	Pods     []Pod
 	Requests []*leashv1.CredentialsRequest
 	Policies []networkingv1.NetworkPolicy
+	// Secrets are the Secrets in the manifests: their keys say whether
+	// they hold credentials.
+	Secrets []corev1.Secret
 }
 
 // Pod is a pod template with where it came from.
 type Pod struct {
 	// Source is "file: Kind namespace/name".
 	Source    string
+	Kind      string
+	Name      string
 	Namespace string
 	Labels    map[string]string
 	Spec      corev1.PodSpec
@@ -56,7 +61,7 @@ type Pod struct {
 }
 
 // Read reads the manifests of files: Deployments, DaemonSets,
-// StatefulSets, Pods, CronJobs and Jobs, CredentialsRequests and
+// StatefulSets, Pods, CronJobs and Jobs, CredentialsRequests, Secrets and
 // NetworkPolicies; other kinds are skipped.
 func Read(files ...string) (*Set, error) {
 	s := &Set{}
@@ -99,7 +104,7 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 			ns = "default"
 		}
 		s.Pods = append(s.Pods, Pod{Source: fmt.Sprintf("%s: %s %s/%s", file, head.Kind, ns, meta.Name),
-			Namespace: ns, Labels: tmpl.Labels, Spec: tmpl.Spec, Path: p})
+			Kind: head.Kind, Name: meta.Name, Namespace: ns, Labels: tmpl.Labels, Spec: tmpl.Spec, Path: p})
 	}
 	switch head.Kind {
 	case "Deployment":
@@ -144,6 +149,15 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 			return err
 		}
 		s.Requests = append(s.Requests, &o)
+	case "Secret":
+		var o corev1.Secret
+		if err := decode(&o); err != nil {
+			return err
+		}
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		s.Secrets = append(s.Secrets, o)
 	case "NetworkPolicy":
 		var o networkingv1.NetworkPolicy
 		if err := decode(&o); err != nil {
@@ -157,47 +171,47 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 	return nil
 }
 
-// Check reports, for every pod that mounts a Secret a CredentialsRequest
-// writes (or a Secret that looks like AWS credentials), what would let it
-// reach the node's instance role or miss its credentials.
+// Check reports, for every pod that receives AWS credentials (see
+// credentials), what would let it reach the node's instance role or miss
+// its credentials.
 func Check(s *Set) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range s.Pods {
-		out = append(out, checkPod(s, p)...)
+		out = append(out, CheckPod(s, p)...)
 	}
 	analyze.SortFindings(out)
 	return out
 }
 
-// credentialVolume is a volume of the pod that carries AWS credentials.
-type credentialVolume struct {
-	name   string
-	secret string
-	req    *leashv1.CredentialsRequest // nil when no request writes it
-}
-
-func checkPod(s *Set, p Pod) []analyze.Finding {
+// CheckPod reports the findings of one pod against the requests, Secrets
+// and NetworkPolicies of s; none when no credentials reach it.
+func CheckPod(s *Set, p Pod) []analyze.Finding {
 	var out []analyze.Finding
 	add := func(id string, sev analyze.Severity, at, msg, fix string) {
 		out = append(out, analyze.Finding{ID: id, Severity: sev, Policy: p.Source, Path: p.Path + at, Message: msg, Fix: fix})
 	}
-	vols := credentialVolumes(s, p)
-	if len(vols) == 0 {
+	creds := credentials(s, p)
+	if len(creds) == 0 {
 		return nil
 	}
-	for _, v := range vols {
-		if v.req == nil {
-			add("LEASH-WL-004", analyze.High, fmt.Sprintf(".volumes[%s]", v.name),
-				fmt.Sprintf("the pod mounts Secret %s/%s, which no CredentialsRequest in the checked manifests writes", p.Namespace, v.secret),
+	for _, c := range creds {
+		if c.secret != "" && c.req == nil {
+			add("LEASH-WL-004", analyze.High, c.at,
+				fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what),
 				"add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef")
+		}
+		if c.optional {
+			add(idOptional, analyze.High, c.at+".optional",
+				fmt.Sprintf("%s is optional: when the Secret is absent the pod starts without its credentials and the AWS SDK silently falls back to the node's instance role (IMDS)", c.what),
+				"remove optional: true, so that the pod does not start until its credentials exist")
 		}
 	}
 	if p.Spec.HostNetwork {
 		add("LEASH-WL-001", analyze.Critical, ".hostNetwork",
-			"the pod receives leash credentials and runs in the host's network, where the node's instance metadata (and its role) is one request away",
+			"the pod receives AWS credentials and runs in the host's network, where the node's instance metadata (and its role) is one request away",
 			"remove hostNetwork: true")
 	}
-	mounts := mountedCredentials(p, vols)
+	mounts := mountedCredentials(p, creds)
 	for ci, c := range p.Spec.Containers {
 		env := map[string]string{}
 		for _, e := range c.Env {
@@ -206,69 +220,98 @@ func checkPod(s *Set, p Pod) []analyze.Finding {
 		at := fmt.Sprintf(".containers[%d]", ci)
 		if !strings.EqualFold(env["AWS_EC2_METADATA_DISABLED"], "true") {
 			add("LEASH-WL-002", analyze.High, at+".env",
-				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials file is missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
+				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials (file or variables) are missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
 				"add env AWS_EC2_METADATA_DISABLED: \"true\"")
 		}
-		file, ok := env["AWS_SHARED_CREDENTIALS_FILE"]
-		if want := mounts[c.Name]; len(want) > 0 && (!ok || !contains(want, path.Clean(file))) {
+		file, ok := envValue(c, "AWS_SHARED_CREDENTIALS_FILE")
+		if want := mounts[c.Name]; !want.empty() && (!ok || !want.holds(path.Clean(file))) {
 			add("LEASH-WL-003", analyze.High, at+".env",
-				fmt.Sprintf("container %s has AWS_SHARED_CREDENTIALS_FILE %q, not the credentials file of its mounted Secret (%s)", c.Name, file, strings.Join(want, ", ")),
-				"set AWS_SHARED_CREDENTIALS_FILE to "+want[0])
+				fmt.Sprintf("container %s has AWS_SHARED_CREDENTIALS_FILE %q, not the credentials file of its mounted Secret (%s)", c.Name, file, want),
+				"set AWS_SHARED_CREDENTIALS_FILE to "+want.suggestion())
 		}
 	}
-	for _, v := range vols {
-		if v.req == nil {
+	seen := map[*leashv1.CredentialsRequest]bool{}
+	for _, c := range creds {
+		if c.req == nil || seen[c.req] {
 			continue
 		}
-		out = append(out, checkToken(p, v.req)...)
+		seen[c.req] = true
+		out = append(out, checkToken(p, c.req)...)
 	}
-	if !egressExcludesIMDS(s, p) {
+	switch {
+	case p.Spec.HostNetwork:
+		add("LEASH-WL-006", analyze.Medium, ".hostNetwork",
+			"the pod runs in the host's network, which no NetworkPolicy governs: nothing keeps it from the instance metadata service (169.254.169.254, fd00:ec2::254)",
+			"remove hostNetwork: true, then add an egress NetworkPolicy that excludes the metadata service (leash check workload --suggest prints one)")
+	case !egressExcludesIMDS(s, p):
 		add("LEASH-WL-006", analyze.Medium, "",
-			"no NetworkPolicy limits this pod's egress so that 169.254.169.254 (the instance metadata service) is unreachable",
-			"add an egress NetworkPolicy for its pods that excludes 169.254.169.254/32 (leash check workload --suggest prints one)")
+			"no NetworkPolicy limits this pod's egress so that the instance metadata service (169.254.169.254, fd00:ec2::254) is unreachable",
+			"add an egress NetworkPolicy for its pods that excludes 169.254.169.254/32 and fd00:ec2::254/128 (leash check workload --suggest prints one)")
 	}
 	return out
 }
 
-// credentialVolumes finds the pod's Secret volumes that carry AWS
-// credentials: those a request writes, and those whose name says AWS.
-func credentialVolumes(s *Set, p Pod) []credentialVolume {
-	var out []credentialVolume
-	for _, v := range p.Spec.Volumes {
-		if v.Secret == nil {
-			continue
-		}
-		cv := credentialVolume{name: v.Name, secret: v.Secret.SecretName}
-		for _, r := range s.Requests {
-			if r.Spec.SecretRef.Name == v.Secret.SecretName && r.Spec.SecretRef.Namespace == p.Namespace {
-				cv.req = r
-			}
-		}
-		if cv.req != nil || strings.Contains(strings.ToLower(v.Secret.SecretName), "aws") ||
-			strings.Contains(strings.ToLower(v.Secret.SecretName), "cloud-credentials") {
-			out = append(out, cv)
+// idOptional is the finding of a credential Secret marked optional.
+const idOptional = "LEASH-WL-007"
+
+// credentialPaths are where a container may find its credentials file:
+// exact files, or any file under a folder (a Secret whose keys are not in
+// the manifests).
+type credentialPaths struct{ files, dirs []string }
+
+func (w credentialPaths) empty() bool { return len(w.files)+len(w.dirs) == 0 }
+
+func (w credentialPaths) holds(file string) bool {
+	if contains(w.files, file) {
+		return true
+	}
+	for _, d := range w.dirs {
+		if within(file, d) && file != d {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+func (w credentialPaths) String() string {
+	all := append([]string{}, w.files...)
+	for _, d := range w.dirs {
+		all = append(all, d+"/...")
+	}
+	return strings.Join(all, ", ")
+}
+
+func (w credentialPaths) suggestion() string {
+	if len(w.files) > 0 {
+		return w.files[0]
+	}
+	return "the credentials file's key under " + w.dirs[0]
 }
 
 // mountedCredentials maps each container to the credentials files its
 // mounts of credential Secrets make visible.
-func mountedCredentials(p Pod, vols []credentialVolume) map[string][]string {
-	out := map[string][]string{}
+func mountedCredentials(p Pod, creds []credential) map[string]credentialPaths {
+	out := map[string]credentialPaths{}
 	for _, c := range p.Spec.Containers {
+		w := out[c.Name]
 		for _, m := range c.VolumeMounts {
-			for _, v := range vols {
-				if m.Name != v.name {
+			for _, v := range creds {
+				if v.secret == "" || m.Name != v.volume {
 					continue
 				}
-				if m.SubPath != "" {
-					out[c.Name] = append(out[c.Name], path.Clean(m.MountPath))
-				} else {
-					out[c.Name] = append(out[c.Name], path.Join(m.MountPath, "credentials"))
+				switch {
+				case m.SubPath != "":
+					w.files = append(w.files, path.Clean(m.MountPath))
+				case v.files == nil:
+					w.dirs = append(w.dirs, path.Clean(m.MountPath))
+				default:
+					for _, f := range v.files {
+						w.files = append(w.files, path.Join(m.MountPath, f))
+					}
 				}
 			}
 		}
+		out[c.Name] = w
 	}
 	return out
 }
@@ -326,7 +369,9 @@ func checkToken(p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
 }
 
 // egressExcludesIMDS says whether a NetworkPolicy selecting the pod limits
-// its egress and none of the pod's egress rules reaches 169.254.169.254.
+// its egress and none of the pod's egress rules reaches the metadata
+// service. It does not look at hostNetwork: CheckPod does, since no
+// NetworkPolicy governs a host-network pod.
 func egressExcludesIMDS(s *Set, p Pod) bool {
 	limited := false
 	for _, np := range s.Policies {
@@ -344,7 +389,7 @@ func egressExcludesIMDS(s *Set, p Pod) bool {
 }
 
 // ruleReachesIMDS says whether an egress rule allows HTTP (TCP 80) to
-// 169.254.169.254: its ports include it (or it names none) and a peer's
+// 169.254.169.254 or fd00:ec2::254 (so ::/0 reaches it as 0.0.0.0/0 does): its ports include it (or it names none) and a peer's
 // ipBlock contains the address (or it names no peer). Pod and namespace
 // selectors select pods, never the metadata service.
 func ruleReachesIMDS(rule networkingv1.NetworkPolicyEgressRule) bool {
@@ -374,8 +419,13 @@ func ruleReachesIMDS(rule networkingv1.NetworkPolicyEgressRule) bool {
 		return true
 	}
 	for _, peer := range rule.To {
-		if peer.IPBlock != nil && blockReaches(*peer.IPBlock, imds) {
-			return true
+		if peer.IPBlock == nil {
+			continue
+		}
+		for _, a := range imds {
+			if blockReaches(*peer.IPBlock, a) {
+				return true
+			}
 		}
 	}
 	return false
@@ -417,28 +467,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// Suggest is an egress NetworkPolicy for a pod that allows DNS and HTTPS
-// anywhere but the instance metadata service, as YAML.
-func Suggest(p Pod) ([]byte, error) {
-	udp, tcp := corev1.ProtocolUDP, corev1.ProtocolTCP
-	port := func(n int32, proto *corev1.Protocol) networkingv1.NetworkPolicyPort {
-		v := intstr.FromInt32(n)
-		return networkingv1.NetworkPolicyPort{Protocol: proto, Port: &v}
-	}
-	np := networkingv1.NetworkPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: "deny-instance-metadata", Namespace: p.Namespace},
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: p.Labels},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
-			Egress: []networkingv1.NetworkPolicyEgressRule{
-				{Ports: []networkingv1.NetworkPolicyPort{port(53, &udp), port(53, &tcp)}},
-				{Ports: []networkingv1.NetworkPolicyPort{port(443, &tcp)},
-					To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"169.254.169.254/32"}}}}},
-			},
-		},
-	}
-	return yaml.Marshal(np)
 }

@@ -52,7 +52,7 @@ func TestEachFinding(t *testing.T) {
 	tests := []struct {
 		name, manifests, want string
 	}{
-		{"host network on a pod with leash credentials", strings.Replace(good, "      containers:", "      hostNetwork: true\n      containers:", 1), "LEASH-WL-001"},
+		{"host network on a pod with leash credentials, which its NetworkPolicy does not govern", strings.Replace(good, "      containers:", "      hostNetwork: true\n      containers:", 1), "LEASH-WL-001,LEASH-WL-006"},
 		{"IMDS not disabled", strings.Replace(good, `value: "true"`, `value: "false"`, 1), "LEASH-WL-002"},
 		{"IMDS variable missing", strings.Replace(good, "        - {name: AWS_EC2_METADATA_DISABLED, value: \"true\"}\n", "", 1), "LEASH-WL-002"},
 		{"credentials file outside the mounted Secret", strings.Replace(good, "/etc/aws-credentials/credentials}", "/root/.aws/credentials}", 1), "LEASH-WL-003"},
