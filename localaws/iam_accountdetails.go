@@ -243,42 +243,17 @@ func accountItems(tx *store.Tx, filter map[string]bool) ([]accountItem, error) {
 // from the snapshot. They are found from the principals, so the cost grows
 // with the policies in use and not with the whole AWS managed set.
 func awsPoliciesInUse(tx *store.Tx) ([]store.ManagedPolicy, error) {
-	users, err := allPages(func(p store.Page) (store.Listing[store.User], error) { return tx.ListUsers("", p) })
+	use, err := awsManagedUse(tx)
 	if err != nil {
 		return nil, err
-	}
-	groups, err := allPages(func(p store.Page) (store.Listing[store.Group], error) { return tx.ListGroups("", p) })
-	if err != nil {
-		return nil, err
-	}
-	roles, err := allPages(func(p store.Page) (store.Listing[store.Role], error) { return tx.ListRoles("", p) })
-	if err != nil {
-		return nil, err
-	}
-	used := map[string]bool{}
-	note := func(p store.Permissions) {
-		for _, arn := range append(slices.Clip(p.AttachedPolicies), p.PermissionsBoundary) {
-			if store.IsAWSManagedPolicy(arn) {
-				used[arn] = true
-			}
-		}
-	}
-	for _, u := range users {
-		note(u.Permissions)
-	}
-	for _, g := range groups {
-		note(g.Permissions)
-	}
-	for _, r := range roles {
-		note(r.Permissions)
 	}
 	var out []store.ManagedPolicy
-	for _, arn := range slices.Sorted(maps.Keys(used)) {
-		p, err := getPolicy(tx, arn)
+	for _, arn := range slices.Sorted(maps.Keys(use)) {
+		p, err := awsManagedPolicy(arn)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out = append(out, awsManagedOf(p, use[arn]))
 	}
 	return out, nil
 }
