@@ -73,3 +73,32 @@ func TestExamplesPassCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckWorkloadNodeRoleInput refuses node role input it cannot check,
+// naming the flag, and reports a node role wider than the allow-list.
+func TestCheckWorkloadNodeRoleInput(t *testing.T) {
+	ccm := filepath.Join("..", "examples", "ccm")
+	role := filepath.Join(ccm, "node-role-policy.json")
+	notPolicy := filepath.Join(t.TempDir(), "role.json")
+	if err := os.WriteFile(notPolicy, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Maybe"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a missing node role file", []string{"--node-role-policy", filepath.Join(t.TempDir(), "missing.json")}, 2, "--node-role-policy"},
+		{"a node role file that is no policy", []string{"--node-role-policy", notPolicy}, 2, "--node-role-policy"},
+		{"an allow-list pattern no action matches", []string{"--node-role-policy", role, "--node-role-only", "ec2:Descrbe*"}, 2, "--node-role-only"},
+		{"a node role wider than the allow-list", []string{"--node-role-policy", role, "--node-role-only", "ec2:DescribeInstances"}, 1, "critical LEASH-WL-011"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, code := run(t, append([]string{"check", "workload", ccm}, tt.args...)...)
+			if code != tt.code || !strings.Contains(out+stderr, tt.want) {
+				t.Errorf("exit %d, want %d with %q\n%s%s", code, tt.code, tt.want, out, stderr)
+			}
+		})
+	}
+}
