@@ -3,6 +3,8 @@
 // to the node's instance role: no host network, IMDS disabled, the SDK
 // pointed at the mounted Secret, the projected token where the request
 // says, and an egress policy that keeps pods away from 169.254.169.254.
+// A pod that must keep IMDS declares the metadata profile instead (see
+// profile.go), which asks for a required Secret and a pruned node role.
 package workload
 
 import (
