@@ -15,6 +15,8 @@ func newCheckWorkload() *cobra.Command {
 	var (
 		output, failOn string
 		suggest        bool
+		nodeRole       []string
+		nodeRoleOnly   []string
 	)
 	const short = "Check that workloads consume leash's credentials without a way back to the node's role"
 	cmd := &cobra.Command{
@@ -39,12 +41,25 @@ projected token for sts.amazonaws.com); the others are listed as skipped:
   LEASH-WL-007  a credential Secret marked optional: without it the SDK
                 falls back to the node's role
 
+A pod template (or its ServiceAccount) annotated leash.dev/imds: metadata
+keeps IMDS and may run in the host's network (the cloud controller manager
+reads its instance's metadata): WL-001, -002, -003, -006 and -007 give way to
+
+  LEASH-WL-008  the credentials Secret is optional
+  LEASH-WL-009  AWS_SHARED_CREDENTIALS_FILE not a file of the mounted Secret
+  LEASH-WL-010  another credential variable or profile is set
+  LEASH-WL-011  the node role grants more than --node-role-only, or its
+                policies were not given (--node-role-policy)
+
 With --suggest, a NetworkPolicy that closes LEASH-WL-006 is printed for each
 pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 2 bad input.`),
 		Example: example(
 			"# The cloud controller manager's request, Deployment and egress policy",
 			"leash check workload examples/ccm/",
+			"",
+			"# The cloud controller manager keeps IMDS; its node role may only describe EC2",
+			"leash check workload examples/ccm/ --node-role-policy examples/ccm/node-role-policy.json",
 			"",
 			"# Print an egress policy for the pods that have none",
 			"leash check workload deploy/ --suggest",
@@ -62,10 +77,15 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			if err != nil {
 				return err
 			}
+			roles, err := readNodeRole(nodeRole, nodeRoleOnly)
+			if err != nil {
+				return err
+			}
 			set, err := workload.Read(files...)
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
+			set.NodeRole, set.NodeRoleOnly = roles, nodeRoleOnly
 			findings := workload.Check(set)
 			out := cmd.OutOrStdout()
 			sum := analyze.Summarize(findings, threshold, len(set.Pods))
@@ -110,6 +130,8 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringVar(&output, "output", "text", "`FORMAT`: text, json or sarif")
 	f.StringVar(&failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit status 1: info, low, medium, high or critical")
 	f.BoolVar(&suggest, "suggest", false, "print an egress NetworkPolicy that keeps each pod without one from the instance metadata service")
+	f.StringArrayVar(&nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, checked for pods under the metadata profile; repeat for each")
+	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd
 }
 

@@ -36,9 +36,11 @@ func TestCheckWorkload(t *testing.T) {
 }
 
 // TestExampleWorkloadsPass keeps the examples' controllers consuming their
-// credentials the fail-closed way.
+// credentials the fail-closed way; the cloud controller manager keeps IMDS
+// under the metadata profile, with its pruned node role.
 func TestExampleWorkloadsPass(t *testing.T) {
-	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info")
+	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info",
+		"--node-role-policy", filepath.Join("..", "examples", "ccm", "node-role-policy.json"))
 	if code != 0 || !strings.Contains(out, "no findings in 6 pods") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
@@ -67,6 +69,35 @@ func TestExamplesPassCheck(t *testing.T) {
 			args := append([]string{"check", filepath.Join("..", "examples", tt.dir), "--fail-on", tt.failOn}, tt.extra...)
 			if out, stderr, code := run(t, args...); code != 0 {
 				t.Errorf("exit %d\n%s%s", code, out, stderr)
+			}
+		})
+	}
+}
+
+// TestCheckWorkloadNodeRoleInput refuses node role input it cannot check,
+// naming the flag, and reports a node role wider than the allow-list.
+func TestCheckWorkloadNodeRoleInput(t *testing.T) {
+	ccm := filepath.Join("..", "examples", "ccm")
+	role := filepath.Join(ccm, "node-role-policy.json")
+	notPolicy := filepath.Join(t.TempDir(), "role.json")
+	if err := os.WriteFile(notPolicy, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Maybe"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a missing node role file", []string{"--node-role-policy", filepath.Join(t.TempDir(), "missing.json")}, 2, "--node-role-policy"},
+		{"a node role file that is no policy", []string{"--node-role-policy", notPolicy}, 2, "--node-role-policy"},
+		{"an allow-list pattern no action matches", []string{"--node-role-policy", role, "--node-role-only", "ec2:Descrbe*"}, 2, "--node-role-only"},
+		{"a node role wider than the allow-list", []string{"--node-role-policy", role, "--node-role-only", "ec2:DescribeInstances"}, 1, "critical LEASH-WL-011"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, code := run(t, append([]string{"check", "workload", ccm}, tt.args...)...)
+			if code != tt.code || !strings.Contains(out+stderr, tt.want) {
+				t.Errorf("exit %d, want %d with %q\n%s%s", code, tt.code, tt.want, out, stderr)
 			}
 		})
 	}

@@ -3,6 +3,8 @@
 // to the node's instance role: no host network, IMDS disabled, the SDK
 // pointed at the mounted Secret, the projected token where the request
 // says, and an egress policy that keeps pods away from 169.254.169.254.
+// A pod that must keep IMDS declares the metadata profile instead (see
+// profile.go), which asks for a required Secret and a pruned node role.
 package workload
 
 import (
@@ -28,6 +30,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/policy"
 )
 
 // imds are the instance metadata service's addresses, IPv4 and IPv6.
@@ -45,6 +48,13 @@ type Set struct {
 	// Secrets are the Secrets in the manifests: their keys say whether
 	// they hold credentials.
 	Secrets []corev1.Secret
+	// ServiceAccounts are the ServiceAccounts in the manifests: one may
+	// declare the metadata profile for the pods that run as it.
+	ServiceAccounts []corev1.ServiceAccount
+	// NodeRole are the node role's policies, which the metadata profile
+	// checks against NodeRoleOnly (nil: DefaultNodeRoleOnly).
+	NodeRole     []policy.Named
+	NodeRoleOnly []string
 }
 
 // Pod is a pod template with where it came from.
@@ -55,7 +65,10 @@ type Pod struct {
 	Name      string
 	Namespace string
 	Labels    map[string]string
-	Spec      corev1.PodSpec
+	// Annotations are the pod template's: leash.dev/imds declares the
+	// metadata profile.
+	Annotations map[string]string
+	Spec        corev1.PodSpec
 	// Path is the JSON path of the pod spec in its manifest.
 	Path string
 }
@@ -98,13 +111,15 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 		}
 		return nil
 	}
+	var annotationErr error // a leash.dev/imds annotation no profile has
 	pod := func(meta metav1.ObjectMeta, tmpl corev1.PodTemplateSpec, p string) {
 		ns := meta.Namespace
 		if ns == "" {
 			ns = "default"
 		}
+		annotationErr = profileAnnotation(file, doc, head.Kind, tmpl.Annotations)
 		s.Pods = append(s.Pods, Pod{Source: fmt.Sprintf("%s: %s %s/%s", file, head.Kind, ns, meta.Name),
-			Kind: head.Kind, Name: meta.Name, Namespace: ns, Labels: tmpl.Labels, Spec: tmpl.Spec, Path: p})
+			Kind: head.Kind, Name: meta.Name, Namespace: ns, Labels: tmpl.Labels, Annotations: tmpl.Annotations, Spec: tmpl.Spec, Path: p})
 	}
 	switch head.Kind {
 	case "Deployment":
@@ -158,6 +173,16 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 			o.Namespace = "default"
 		}
 		s.Secrets = append(s.Secrets, o)
+	case "ServiceAccount":
+		var o corev1.ServiceAccount
+		if err := decode(&o); err != nil {
+			return err
+		}
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		annotationErr = profileAnnotation(file, doc, head.Kind, o.Annotations)
+		s.ServiceAccounts = append(s.ServiceAccounts, o)
 	case "NetworkPolicy":
 		var o networkingv1.NetworkPolicy
 		if err := decode(&o); err != nil {
@@ -168,7 +193,7 @@ func (s *Set) add(file string, doc int, raw []byte) error {
 		}
 		s.Policies = append(s.Policies, o)
 	}
-	return nil
+	return annotationErr
 }
 
 // Check reports, for every pod that receives AWS credentials (see
@@ -194,17 +219,23 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	if len(creds) == 0 {
 		return nil
 	}
+	profile := MetadataProfile(s, p)
 	for _, c := range creds {
 		if c.secret != "" && c.req == nil {
 			add("LEASH-WL-004", analyze.High, c.at,
 				fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what),
 				"add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef")
 		}
-		if c.optional {
+		if c.optional && !profile {
 			add(idOptional, analyze.High, c.at+".optional",
 				fmt.Sprintf("%s is optional: when the Secret is absent the pod starts without its credentials and the AWS SDK silently falls back to the node's instance role (IMDS)", c.what),
 				"remove optional: true, so that the pod does not start until its credentials exist")
 		}
+	}
+	if profile {
+		// The metadata profile's checks take the place of WL-001, -002,
+		// -003, -006 and -007 (see profile.go); the token's stay.
+		return append(out, append(checkProfile(s, p, creds), checkTokens(p, creds)...)...)
 	}
 	if p.Spec.HostNetwork {
 		add("LEASH-WL-001", analyze.Critical, ".hostNetwork",
@@ -230,14 +261,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 				"set AWS_SHARED_CREDENTIALS_FILE to "+want.suggestion())
 		}
 	}
-	seen := map[*leashv1.CredentialsRequest]bool{}
-	for _, c := range creds {
-		if c.req == nil || seen[c.req] {
-			continue
-		}
-		seen[c.req] = true
-		out = append(out, checkToken(p, c.req)...)
-	}
+	out = append(out, checkTokens(p, creds)...)
 	switch {
 	case p.Spec.HostNetwork:
 		add("LEASH-WL-006", analyze.Medium, ".hostNetwork",
@@ -247,6 +271,21 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 		add("LEASH-WL-006", analyze.Medium, "",
 			"no NetworkPolicy limits this pod's egress so that the instance metadata service (169.254.169.254, fd00:ec2::254) is unreachable",
 			"add an egress NetworkPolicy for its pods that excludes 169.254.169.254/32 and fd00:ec2::254/128 (leash check workload --suggest prints one)")
+	}
+	return out
+}
+
+// checkTokens checks the projected token of each STS request that writes
+// one of creds, once per request.
+func checkTokens(p Pod, creds []credential) []analyze.Finding {
+	var out []analyze.Finding
+	seen := map[*leashv1.CredentialsRequest]bool{}
+	for _, c := range creds {
+		if c.req == nil || seen[c.req] {
+			continue
+		}
+		seen[c.req] = true
+		out = append(out, checkToken(p, c.req)...)
 	}
 	return out
 }

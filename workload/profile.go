@@ -1,0 +1,140 @@
+package workload
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/inputerr"
+)
+
+// The metadata profile is for a workload that must keep the instance
+// metadata service: the AWS cloud controller manager reads its instance's
+// identity, zone and network from IMDS and runs in the host's network. For
+// it, disabling IMDS, denying it egress and leaving the host network (what
+// LEASH-WL-001, -002 and -006 ask) would break the controller. The profile
+// replaces those demands with what keeps the node's role out of its AWS
+// calls: the credentials Secret is required, the SDK reads its file, no
+// other credential source is set, and the node role may do no more than
+// the allow-list (by default ec2:Describe*), so that what IMDS still
+// hands out is worth little.
+const (
+	// ProfileAnnotation on a pod template, or on the ServiceAccount its
+	// pods run as, declares a profile; ProfileMetadata is the only one.
+	ProfileAnnotation = "leash.dev/imds"
+	ProfileMetadata   = "metadata"
+
+	idProfileOptional  = "LEASH-WL-008"
+	idProfileFile      = "LEASH-WL-009"
+	idProfileOtherCred = "LEASH-WL-010"
+	idProfileNodeRole  = "LEASH-WL-011"
+)
+
+// DefaultNodeRoleOnly is what the node role may grant under the metadata
+// profile when the Set names no allow-list: the reads the node's own
+// components make.
+var DefaultNodeRoleOnly = []string{"ec2:Describe*"}
+
+// otherCredentialEnv are the variables that give the AWS SDK credentials
+// (or a profile) other than the shared credentials file; under the
+// metadata profile the file must be the only source. Names ending in "_"
+// are prefixes.
+var otherCredentialEnv = []string{
+	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+	"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE",
+	"AWS_CONTAINER_CREDENTIALS_",
+}
+
+func isOtherCredentialEnv(name string) bool {
+	for _, v := range otherCredentialEnv {
+		if name == v || strings.HasSuffix(v, "_") && strings.HasPrefix(name, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// profileAnnotation refuses a leash.dev/imds annotation that names no
+// profile: a misspelt value must not pass as the default checks silently.
+func profileAnnotation(file string, doc int, kind string, ann map[string]string) error {
+	v, ok := ann[ProfileAnnotation]
+	if !ok || v == ProfileMetadata {
+		return nil
+	}
+	return &inputerr.Error{Source: fmt.Sprintf("%s: document %d (%s)", file, doc, kind), Field: "annotation " + ProfileAnnotation,
+		Msg: fmt.Sprintf("%q is no profile: set it to %q (the workload keeps IMDS) or remove it", v, ProfileMetadata)}
+}
+
+// MetadataProfile says whether the pod declares the metadata profile: on
+// its template, or on its ServiceAccount when the Set holds it.
+func MetadataProfile(s *Set, p Pod) bool {
+	if p.Annotations[ProfileAnnotation] == ProfileMetadata {
+		return true
+	}
+	sa := p.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	for _, a := range s.ServiceAccounts {
+		if a.Namespace == p.Namespace && a.Name == sa {
+			return a.Annotations[ProfileAnnotation] == ProfileMetadata
+		}
+	}
+	return false
+}
+
+// checkProfile reports what the metadata profile asks of a pod that
+// receives credentials (creds, never empty).
+func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
+	var out []analyze.Finding
+	add := func(id string, sev analyze.Severity, at, msg, fix string) {
+		out = append(out, analyze.Finding{ID: id, Severity: sev, Policy: p.Source, Path: p.Path + at, Message: msg, Fix: fix})
+	}
+	for _, c := range creds {
+		if c.optional {
+			add(idProfileOptional, analyze.Critical, c.at+".optional",
+				fmt.Sprintf("%s is optional, and the pod keeps IMDS (metadata profile): when the Secret is absent the AWS SDK uses the node's instance role", c.what),
+				"remove optional: true, so that the pod does not start until its credentials exist")
+		}
+	}
+	mounts := mountedCredentials(p, creds)
+	for ci, c := range p.Spec.Containers {
+		at := fmt.Sprintf(".containers[%d]", ci)
+		file, ok := envValue(c, "AWS_SHARED_CREDENTIALS_FILE")
+		if want := mounts[c.Name]; want.empty() || !ok || !want.holds(path.Clean(file)) {
+			fix := "mount the credentials Secret in the container and set AWS_SHARED_CREDENTIALS_FILE to its credentials file"
+			if !want.empty() {
+				fix = "set AWS_SHARED_CREDENTIALS_FILE to " + want.suggestion()
+			}
+			add(idProfileFile, analyze.High, at+".env",
+				fmt.Sprintf("container %s keeps IMDS (metadata profile) but its AWS_SHARED_CREDENTIALS_FILE %q is not a file of a mounted credentials Secret: the AWS SDK finds no file and uses the node's instance role", c.Name, file),
+				fix)
+		}
+		for ei, e := range c.Env {
+			if e.Name == "AWS_SHARED_CREDENTIALS_FILE" || !isOtherCredentialEnv(e.Name) {
+				continue
+			}
+			add(idProfileOtherCred, analyze.High, fmt.Sprintf("%s.env[%d]", at, ei),
+				fmt.Sprintf("container %s sets %s: under the metadata profile the credentials file must be the AWS SDK's only credentials, or it calls AWS as something leash did not issue", c.Name, e.Name),
+				"remove "+e.Name)
+		}
+	}
+	allowed := s.NodeRoleOnly
+	if allowed == nil {
+		allowed = DefaultNodeRoleOnly
+	}
+	if len(s.NodeRole) == 0 {
+		add(idProfileNodeRole, analyze.High, "",
+			"the pod keeps IMDS (metadata profile), so the node's instance role is within its reach, and the node role's policies were not given to check that they grant only "+strings.Join(allowed, ", "),
+			"give the node role's policies (leash check workload --node-role-policy FILE)")
+		return out
+	}
+	for _, f := range analyze.Only(s.NodeRole, allowed, nil) {
+		add(idProfileNodeRole, analyze.Critical, "",
+			fmt.Sprintf("the pod keeps IMDS (metadata profile), so the node's instance role is within its reach, and it grants more than %s: %s %s: %s", strings.Join(allowed, ", "), f.Policy, f.Path, f.Message),
+			"prune the node role to "+strings.Join(allowed, ", ")+" ("+f.Fix+")")
+	}
+	return out
+}
