@@ -40,7 +40,7 @@ func TestCheckWorkload(t *testing.T) {
 // under the metadata profile, with its pruned node role.
 func TestExampleWorkloadsPass(t *testing.T) {
 	out, stderr, code := run(t, "check", "workload", filepath.Join("..", "examples"), "--fail-on", "info",
-		"--node-role-policy", filepath.Join("..", "examples", "ccm", "node-role-policy.json"))
+		"--node-role-policy", filepath.Join("..", "examples", "node-role", "ccm-node-role-policy.json"))
 	if code != 0 || !strings.Contains(out, "no findings in 6 pods") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
@@ -78,7 +78,7 @@ func TestExamplesPassCheck(t *testing.T) {
 // naming the flag, and reports a node role wider than the allow-list.
 func TestCheckWorkloadNodeRoleInput(t *testing.T) {
 	ccm := filepath.Join("..", "examples", "ccm")
-	role := filepath.Join(ccm, "node-role-policy.json")
+	role := filepath.Join("..", "examples", "node-role", "ccm-node-role-policy.json")
 	notPolicy := filepath.Join(t.TempDir(), "role.json")
 	if err := os.WriteFile(notPolicy, []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Maybe"}]}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func ccmExample(t *testing.T) string {
 
 func ccmNodeRole(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "examples", "ccm", "node-role-policy.json"))
+	data, err := os.ReadFile(filepath.Join("..", "examples", "node-role", "ccm-node-role-policy.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
