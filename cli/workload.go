@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,8 @@ func newCheckWorkload() *cobra.Command {
 		suggest        bool
 		nodeRole       []string
 		nodeRoleOnly   []string
+		nodeRoleName   string
+		access         = iamAccess{getenv: os.Getenv}
 	)
 	const short = "Check that workloads consume leash's credentials without a way back to the node's role"
 	cmd := &cobra.Command{
@@ -49,7 +52,8 @@ reads its instance's metadata): WL-001, -002, -003, -006 and -007 give way to
   LEASH-WL-009  AWS_SHARED_CREDENTIALS_FILE not a file of the mounted Secret
   LEASH-WL-010  another credential variable or profile is set
   LEASH-WL-011  the node role grants more than --node-role-only, or its
-                policies were not given (--node-role-policy)
+                policies were not given (--node-role-policy FILE, or
+                --node-role NAME to read them from IAM)
 
 With --suggest, a NetworkPolicy that closes LEASH-WL-006 is printed for each
 pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
@@ -60,6 +64,9 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			"",
 			"# The cloud controller manager keeps IMDS; its node role may only describe EC2",
 			"leash check workload examples/ccm/ --node-role-policy examples/node-role/ccm-node-role-policy.json",
+			"",
+			"# The same, with the node role read from IAM",
+			"leash check workload examples/ccm/ --node-role eks-node",
 			"",
 			"# Print an egress policy for the pods that have none",
 			"leash check workload deploy/ --suggest",
@@ -81,6 +88,11 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			if err != nil {
 				return err
 			}
+			live, err := readNodeRoleIAM(cmd.Context(), access, nodeRoleName)
+			if err != nil {
+				return err
+			}
+			roles = append(roles, live...)
 			set, err := workload.Read(files...)
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
@@ -131,6 +143,8 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringVar(&failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit status 1: info, low, medium, high or critical")
 	f.BoolVar(&suggest, "suggest", false, "print an egress NetworkPolicy that keeps each pod without one from the instance metadata service")
 	f.StringArrayVar(&nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, checked for pods under the metadata profile; repeat for each")
+	f.StringVar(&nodeRoleName, "node-role", "", "IAM role `NAME` or ARN of the nodes' instance profile, whose policies to read from IAM and check for pods under the metadata profile (e.g. --node-role eks-node)")
+	access.addFlags(f, "read --node-role")
 	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd
 }

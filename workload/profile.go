@@ -128,7 +128,7 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 	if len(s.NodeRole) == 0 {
 		add(idProfileNodeRole, analyze.High, "",
 			"the pod keeps IMDS (metadata profile), so the node's instance role is within its reach, and the node role's policies were not given to check that they grant only "+strings.Join(allowed, ", "),
-			"give the node role's policies (leash check workload --node-role-policy FILE)")
+			"give the node role's policies (leash check workload --node-role-policy FILE, or --node-role NAME to read them from IAM)")
 		return out
 	}
 	for _, f := range analyze.Only(s.NodeRole, allowed, nil) {
