@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/internal/buildinfo"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/revoke"
 	"leash.dev/leash/simulate"
@@ -85,7 +86,9 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	// the only one without examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS(), newWhoCan())
+	root.Version = buildinfo.Read().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(newVersion(), newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS(), newWhoCan())
 	return root
 }
 

@@ -27,6 +27,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/buildinfo"
 )
 
 // Options configure the operator in a cluster.
@@ -103,7 +104,10 @@ func (o Options) settings() []any {
 	if o.Config.Guardrails.HasCeiling() {
 		boundary = "ceiling policy " + ceilingPath(o.Config.ClusterName) + ceilingPolicyName(o.Config.ClusterName)
 	}
+	build := buildinfo.Read()
 	return append([]any{
+		"version", build.Version,
+		"commit", build.Commit,
 		"mode", string(o.Config.Mode),
 		"clusterName", o.Config.ClusterName,
 		"iamEndpoint", or(o.IAM.Endpoint, "AWS"),

@@ -54,3 +54,35 @@ func TestExitStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionShowsBuild builds the binary as make release does, with a
+// stamped version and the commit recorded, and checks that leash version
+// and --version print both: what a user quotes in a bug report.
+func TestVersionShowsBuild(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD: %v (the test runs in a clone, as CI's is)", err)
+	}
+	commit := strings.TrimSpace(string(head))
+	bin := filepath.Join(t.TempDir(), "leash")
+	build := exec.Command("go", "build", "-buildvcs=true", "-ldflags", "-X leash.dev/leash/internal/buildinfo.version=v9.9.9-test", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil {
+			t.Fatalf("leash %v: %v", args, err)
+		}
+		if !strings.HasPrefix(string(out), "leash v9.9.9-test commit "+commit) || !strings.Contains(string(out), " go1.") {
+			t.Errorf("leash %v printed %q; want the version, commit %s and the Go version", args, out, commit)
+		}
+	}
+	out, err := exec.Command(bin, "version", "--output", "json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"version": "v9.9.9-test"`) || !strings.Contains(string(out), `"commit": "`+commit+`"`) {
+		t.Errorf("leash version --output json:\n%s", out)
+	}
+}
