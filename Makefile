@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build release demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan
+.PHONY: build release image demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan
 
 # -buildvcs=auto records the commit (leash version prints it) even where
 # GOFLAGS turns it off.
@@ -16,6 +16,12 @@ build:
 # SHA256SUMS; VERSION=v0.3.0 make release stamps a version (default: git describe).
 release:
 	GO='$(GO)' hack/release.sh
+
+# The operator's image for linux/amd64 and linux/arm64, built without a
+# container engine: dist/leash-image-VERSION-linux-ARCH.tar, which docker load
+# and kind load image-archive accept. IMAGE=ghcr.io/example/leash names it.
+image:
+	GO='$(GO)' hack/image.sh
 
 # Mint the examples' credentials in the embedded endpoint, then ask the engine
 # about the cloud controller manager's requests: one is denied on purpose, and
@@ -41,11 +47,12 @@ test:
 # local in process, the operator's Provisioner against it (mint, rotation,
 # the inline/managed switch, removal, sweep), the CLI and the API types.
 # Left to `make test`: test/peer (node), test/e2e, test/deploy and
-# test/apiserver (kube-apiserver and etcd; test/e2e also the AWS CLI), and
+# test/apiserver (kube-apiserver and etcd; test/e2e also the AWS CLI),
+# test/image (cross-builds the image; skopeo reads it), and
 # the two tests elsewhere that start an API server: api/v1's
 # TestAPIServerRoundTrip and cli's TestCredsSeedAppliesToACluster.
 unit:
-	$(GO) test -skip '^(TestAPIServerRoundTrip|TestCredsSeedAppliesToACluster)$$' $$($(GO) list ./... | grep -v -E '/test/(peer|e2e|deploy|apiserver)$$')
+	$(GO) test -skip '^(TestAPIServerRoundTrip|TestCredsSeedAppliesToACluster)$$' $$($(GO) list ./... | grep -v -E '/test/(peer|e2e|deploy|apiserver|image)$$')
 
 vet:
 	$(GO) vet ./...

@@ -8,6 +8,11 @@ import (
 	"os/signal"
 	"syscall"
 
+	// Mozilla's root certificates, used only where the system has none: the
+	// operator's image is one static binary with no /etc/ssl, and still
+	// reaches IAM and STS over TLS.
+	_ "golang.org/x/crypto/x509roots/fallback"
+
 	"leash.dev/leash/cli"
 )
 
