@@ -34,12 +34,15 @@ demo: build
 # The differential tests run the peer IAM engine with node from test/peer.
 # The envtest tests run kube-apiserver and etcd from KUBEBUILDER_ASSETS, else
 # from hack/envtest/build.sh, which builds them once into a cache folder
-# (5 to 10 minutes the first time).
+# (5 to 10 minutes the first time); the chart tests run helm from HELM, else
+# from hack/helm.sh, built once into the same cache (about 3 minutes).
 test:
 	cd test/peer && npm ci --no-audit --no-fund
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test ./...
+	helm="$${HELM:-}"; \
+	if [ -z "$$helm" ]; then helm="$$(GO='$(GO)' hack/helm.sh)" || exit 1; fi; \
+	KUBEBUILDER_ASSETS="$$assets" HELM="$$helm" $(GO) test ./...
 
 # Every test that needs neither node nor a Kubernetes API server, in under a
 # minute with a warm build cache: the policy engine with its 281

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates api/v1/zz_generated.deepcopy.go and the CredentialsRequest CRD
 # (config/crd/cloudcredential.openshift.io_credentialsrequests.yaml) from the
-# Go types in api/v1 with controller-gen.
+# Go types in api/v1 with controller-gen, and copies the CRD into the Helm
+# chart (charts/leash/crds), which Helm installs before the templates.
 #
 # Usage, from anywhere in the repository:
 #   hack/crd/generate.sh           # rewrite the committed files
@@ -27,3 +28,6 @@ go run "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION
 	paths=./api/... \
 	"output:object:dir=${object_dir}" \
 	"output:crd:dir=${crd_dir}"
+if [[ $# -eq 0 ]]; then
+	cp "$crd_dir/cloudcredential.openshift.io_credentialsrequests.yaml" charts/leash/crds/
+fi

@@ -14,7 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -39,7 +39,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -107,26 +106,7 @@ func runKubectl(t *testing.T, kubectl string, args ...string) (stdout, stderr st
 func render(t *testing.T, kubectl string) []*unstructured.Unstructured {
 	t.Helper()
 	out, _ := runKubectl(t, kubectl, "kustomize", deployDir)
-	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		u := &unstructured.Unstructured{}
-		err := dec.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("decoding the output of kubectl kustomize %s: %v", deployDir, err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		objs = append(objs, u)
-	}
-	if len(objs) == 0 {
-		t.Fatalf("kubectl kustomize %s rendered nothing", deployDir)
-	}
-	return objs
+	return decodeObjects(t, "kubectl kustomize "+deployDir, out)
 }
 
 func key(u *unstructured.Unstructured) string { return u.GetKind() + "/" + u.GetName() }
@@ -383,7 +363,7 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment) {
 		t.Errorf("image %q; want leash:latest", c.Image)
 	}
 	wantArgs := []string{
-		"operator", "--leader-elect", "--leader-election-namespace=leash-system",
+		"--leader-elect", "--leader-election-namespace=leash-system",
 		"--config-map=leash-system/leash-config", "--root-credentials-secret=kube-system/aws-creds",
 		"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
 	}
@@ -509,9 +489,40 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	return s
 }
 
+// TestApplied installs deploy/ with kubectl apply -k, and the Helm chart as
+// helm template renders it with kubectl apply --server-side (into the
+// namespace deploy/namespace.yaml makes, as the chart's docs say), each on
+// its own API server, and checks what each installed: the objects, the
+// operator's pod under the restricted Pod Security Standard, and its RBAC.
 func TestApplied(t *testing.T) {
 	kubectl := kubectlPath(t)
-	rendered := render(t, kubectl)
+	t.Run("kustomize", func(t *testing.T) {
+		testApplied(t, kubectl, render(t, kubectl), [][]string{{"-k", deployDir}})
+	})
+	t.Run("helm", func(t *testing.T) {
+		chart, stderr, err := helmTemplate(t, "--set", "image.tag=latest")
+		if err != nil {
+			t.Fatalf("helm template: %v\n%s", err, stderr)
+		}
+		var docs []string
+		for _, u := range chart {
+			data, err := u.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, string(data))
+		}
+		file := filepath.Join(t.TempDir(), "chart.json")
+		if err := os.WriteFile(file, []byte(strings.Join(docs, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testApplied(t, kubectl, chart, [][]string{{"-f", filepath.Join(deployDir, "namespace.yaml")}, {"-f", file}})
+	})
+}
+
+// testApplied applies each of installs in turn (kubectl apply arguments) to
+// a new API server and checks the result against rendered.
+func testApplied(t *testing.T, kubectl string, rendered []*unstructured.Unstructured, installs [][]string) {
 	scheme := newScheme(t)
 	srv := apiserver.Start(t, apiserver.Options{Scheme: scheme})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -526,10 +537,13 @@ func TestApplied(t *testing.T) {
 	versions, skew := runKubectl(t, kubectl, append(kubectlArgs, "version")...)
 	t.Logf("kubectl version:\n%s%s", versions, skew)
 
-	applied, warnings := runKubectl(t, kubectl, append(kubectlArgs, "apply", "--server-side", "--field-manager=leash-deploy-test", "-k", deployDir)...)
-	t.Logf("kubectl apply -k %s:\n%s%s", deployDir, applied, warnings)
-	if strings.Contains(warnings, "PodSecurity") {
-		t.Errorf("the API server warns that the operator's pods break the namespace's Pod Security level:\n%s", warnings)
+	for _, install := range installs {
+		args := append(append(kubectlArgs, "apply", "--server-side", "--field-manager=leash-deploy-test"), install...)
+		applied, warnings := runKubectl(t, kubectl, args...)
+		t.Logf("kubectl apply %s:\n%s%s", strings.Join(install, " "), applied, warnings)
+		if strings.Contains(warnings, "PodSecurity") {
+			t.Errorf("the API server warns that the operator's pods break the namespace's Pod Security level:\n%s", warnings)
+		}
 	}
 	waitEstablished(ctx, t, srv.Client)
 

@@ -1,0 +1,219 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"leash.dev/leash/test/apiserver"
+)
+
+// chartDir is the Helm chart under test, from this folder.
+const chartDir = "../../charts/leash"
+
+// helmOnlyLabels are the labels Helm's conventions add to every object,
+// which deploy/ has no use for; they are all that may differ.
+var helmOnlyLabels = []string{"helm.sh/chart", "app.kubernetes.io/instance", "app.kubernetes.io/managed-by"}
+
+// helmPath is the helm that hack/helm.sh builds from the Go module proxy
+// into the same cache as the API server. The test fails, rather than
+// skips, when it is missing.
+func helmPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("HELM"); p != "" {
+		return p
+	}
+	p := filepath.Join(filepath.Dir(filepath.Dir(apiserver.AssetsDir())), "bin", "helm")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("helm is missing (%v); build it (about 3 minutes the first time) with\n\texport HELM=\"$(hack/helm.sh)\"\nfrom the repository root, as make test and .ci/run do", err)
+	}
+	return p
+}
+
+// helmTemplate renders the chart as `helm install` would in leash-system,
+// with the CRD, and returns the objects, or helm's error output.
+func helmTemplate(t *testing.T, args ...string) ([]*unstructured.Unstructured, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, helmPath(t), append([]string{"template", "leash", chartDir, "--namespace", namespace, "--include-crds"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, errOut.String(), err
+	}
+	return decodeObjects(t, "helm template", out.String()), errOut.String(), nil
+}
+
+// TestChartMatchesDeploy keeps the chart and deploy/ from drifting: with
+// the values that match deploy/'s settings (the image tag deploy/ sets),
+// the chart renders the same objects, field for field, but for Helm's own
+// labels and the pod template's config checksum. The Namespace is
+// deploy/'s alone: helm install --create-namespace makes it.
+func TestChartMatchesDeploy(t *testing.T) {
+	chart, stderr, err := helmTemplate(t, "--set", "image.tag=latest")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr)
+	}
+	kustomized := byKey(t, render(t, kubectlPath(t)))
+	delete(kustomized, "Namespace/"+namespace)
+	charted := byKey(t, chart)
+	for k, want := range kustomized {
+		got, ok := charted[k]
+		if !ok {
+			t.Errorf("%s is in deploy/ but not in the chart", k)
+			continue
+		}
+		normalize(got)
+		normalize(want)
+		if d := diffFields(got.Object, want.Object); d != "" {
+			t.Errorf("%s differs between the chart and deploy/ (- chart, + deploy/):\n%s", k, d)
+		}
+	}
+	for k := range charted {
+		if _, ok := kustomized[k]; !ok {
+			t.Errorf("%s is in the chart but not in deploy/", k)
+		}
+	}
+}
+
+// normalize drops what only Helm adds.
+func normalize(u *unstructured.Unstructured) {
+	strip := func(labels map[string]string) map[string]string {
+		for _, l := range helmOnlyLabels {
+			delete(labels, l)
+		}
+		return labels
+	}
+	if l := strip(u.GetLabels()); len(l) > 0 {
+		u.SetLabels(l)
+	}
+	if u.GetKind() == "Deployment" {
+		unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "annotations", "checksum/config")
+		if a, _, _ := unstructured.NestedMap(u.Object, "spec", "template", "metadata", "annotations"); len(a) == 0 {
+			unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "annotations")
+		}
+	}
+}
+
+// TestChartValues pins that the values reach the operator's settings, and
+// that a bad value fails at render time with a message naming it (the
+// chart's values.schema.json), before anything is installed.
+func TestChartValues(t *testing.T) {
+	ceiling := filepath.Join(t.TempDir(), "ceiling.json")
+	if err := os.WriteFile(ceiling, []byte(`{"Version":"2012-10-17","Statement":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, stderr, err := helmTemplate(t, "--set", "mode=STS", "--set", "clusterName=prod-eu1", "--set", "rotateAfter=2160h",
+		"--set-file", "ceiling="+ceiling, "--set", "escalationNamespaces={ops,platform}",
+		"--set", "image.repository=registry.example.com/leash", "--set", "image.tag=v0.3.0")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr)
+	}
+	m := byKey(t, objs)
+	data, _, _ := unstructured.NestedStringMap(m["ConfigMap/leash-config"].Object, "data")
+	for k, want := range map[string]string{"mode": "STS", "clusterName": "prod-eu1", "rotateAfter": "2160h", "escalationNamespaces": "ops,platform", "ceiling": `{"Version":"2012-10-17","Statement":[]}`} {
+		if data[k] != want {
+			t.Errorf("ConfigMap %s = %q, want %q", k, data[k], want)
+		}
+	}
+	if c := container(as[appsv1.Deployment](t, m["Deployment/leash-operator"]), "operator"); c == nil || c.Image != "registry.example.com/leash:v0.3.0" {
+		t.Errorf("operator container %+v; want image registry.example.com/leash:v0.3.0", c)
+	}
+
+	for _, tt := range []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"an unknown mode", []string{"--set", "mode=Mintt"}, "mode"},
+		{"a misspelt key", []string{"--set", "clustername=prod"}, "clustername"},
+		{"a duration that is not one", []string{"--set", "rotateAfter=30 days"}, "rotateAfter"},
+		{"a cluster name IAM refuses", []string{"--set", "clusterName=prod/eu"}, "clusterName"},
+		{"an unknown severity", []string{"--set", "refuseEscalation=severe"}, "refuseEscalation"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := helmTemplate(t, tt.set...)
+			if err == nil || !strings.Contains(stderr, "values don't meet the specifications of the schema") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("helm template %v: %v\n%s\nwant a schema error naming %s", tt.set, err, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// decodeObjects decodes a stream of YAML documents, as kubectl kustomize and
+// helm template print them; what names the command in errors.
+func decodeObjects(t *testing.T, what, out string) []*unstructured.Unstructured {
+	t.Helper()
+	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("decoding the output of %s: %v", what, err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		objs = append(objs, u)
+	}
+	if len(objs) == 0 {
+		t.Fatalf("%s rendered nothing", what)
+	}
+	return objs
+}
+
+// diffFields lists the leaves that differ between two objects, one per
+// line, as JSON paths with their values.
+func diffFields(a, b map[string]any) string {
+	fa, fb := map[string]string{}, map[string]string{}
+	flatten("", a, fa)
+	flatten("", b, fb)
+	var lines []string
+	for k, v := range fa {
+		if w, ok := fb[k]; !ok || w != v {
+			lines = append(lines, "- "+k+" = "+v)
+		}
+	}
+	for k, w := range fb {
+		if v, ok := fa[k]; !ok || v != w {
+			lines = append(lines, "+ "+k+" = "+w)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func flatten(prefix string, v any, out map[string]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			flatten(prefix+"."+k, e, out)
+		}
+	case []any:
+		for i, e := range v {
+			flatten(fmt.Sprintf("%s[%d]", prefix, i), e, out)
+		}
+	default:
+		j, _ := json.Marshal(v)
+		out[prefix] = string(j)
+	}
+}
