@@ -73,16 +73,8 @@ func MetadataProfile(s *Set, p Pod) bool {
 	if p.Annotations[ProfileAnnotation] == ProfileMetadata {
 		return true
 	}
-	sa := p.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	for _, a := range s.ServiceAccounts {
-		if a.Namespace == p.Namespace && a.Name == sa {
-			return a.Annotations[ProfileAnnotation] == ProfileMetadata
-		}
-	}
-	return false
+	sa := serviceAccount(s, p)
+	return sa != nil && sa.Annotations[ProfileAnnotation] == ProfileMetadata
 }
 
 // checkProfile reports what the metadata profile asks of a pod that
