@@ -110,6 +110,10 @@ func ReceivesLeash(s *Set, p Pod) bool {
 	return false
 }
 
+// ServiceAccountOf is the pod's ServiceAccount when the Set holds it, else
+// nil.
+func (s *Set) ServiceAccountOf(p Pod) *corev1.ServiceAccount { return serviceAccount(s, p) }
+
 // serviceAccount is the pod's ServiceAccount when the Set holds it.
 func serviceAccount(s *Set, p Pod) *corev1.ServiceAccount {
 	name := p.Spec.ServiceAccountName
