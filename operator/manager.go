@@ -128,6 +128,7 @@ func (o Options) settings() []any {
 		"recheckInterval", failed.String(),
 		"oidcIssuer", or(o.Config.OIDCIssuer, "none"),
 		"oidcAudience", or(o.Config.Audience, DefaultAudience),
+		"webhook", webhookSetting(o.Webhook),
 	}, o.Config.Guardrails.Settings()...)
 }
 

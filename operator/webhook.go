@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"fmt"
+
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -27,4 +29,13 @@ func registerWebhook(mgr manager.Manager, o Options) error {
 		w.Wiring.Audience = DefaultAudience
 	}
 	return admission.Register(mgr, w)
+}
+
+// webhookSetting says, for the settings log line, whether the webhook is
+// served, where, and what it refuses.
+func webhookSetting(w *admission.Options) string {
+	if w == nil {
+		return "off"
+	}
+	return fmt.Sprintf("port %d, refuse at %s, %d node role policies", w.Port, w.RefuseAt, len(w.NodeRole))
 }
