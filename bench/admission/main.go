@@ -177,7 +177,12 @@ func run(ctx context.Context, args []string, out io.Writer) (bool, error) {
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	defer func() { cancel(); _ = <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "bench/admission: operator:", err)
+		}
+	}()
 
 	if err := setUp(ctx, c); err != nil {
 		return false, err
