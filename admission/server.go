@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +60,7 @@ func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Res
 	if a := s.ServiceAccountOf(p); a != nil {
 		sa = a.Annotations
 	}
-	wired, _, err := Wire(Pod{Annotations: pod.Annotations, Spec: pod.Spec}, sa, n.Request, h.o.Wiring)
+	wired, kept, err := Wire(Pod{Annotations: pod.Annotations, Spec: pod.Spec}, sa, n.Request, h.o.Wiring)
 	if err != nil {
 		h.logRefusal(ctx, PathMutate, p, nil)
 		return admission.Denied("leash cannot wire the pod to its AWS credentials: " + err.Error())
@@ -72,7 +73,11 @@ func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Res
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	resp := admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	if len(kept) > 0 {
+		resp = resp.WithWarnings("leash left as the pod sets them (annotation " + workload.AnnotationCredentialsKept + "): " + strings.Join(kept, ", "))
+	}
+	return resp
 }
 
 // validate refuses a pod that receives a leash credential with findings at

@@ -42,6 +42,12 @@ func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
 	w.seen = append(w.seen, text)
 }
 
+func (w *warnings) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = nil
+}
+
 func (w *warnings) all() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -294,6 +300,26 @@ func TestAdmission(t *testing.T) {
 		}
 	})
 
+	t.Run("a pod naming a request that does not exist is refused with LEASH-WL-012, as check workload says", func(t *testing.T) {
+		p := admissionPod("apps", "missing", map[string]string{workload.AnnotationCredentials: "gone"})
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-012") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-012", err)
+		}
+		if ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1")); !contains(ids, "LEASH-WL-012") {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-012", ids)
+		}
+	})
+
+	t.Run("a pod naming a request that sets AWS_EC2_METADATA_DISABLED=false is refused with LEASH-WL-002", func(t *testing.T) {
+		p := admissionPod("apps", "imds", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: "false"}}
+		err := cl.c.Create(ctx, p)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-002") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-002", err)
+		}
+	})
+
 	t.Run("a pod with no annotation and no leash Secret is stored as sent", func(t *testing.T) {
 		// The same pod where the webhook is not called (leash.dev/admission:
 		// off) is what the API server alone stores.
@@ -331,6 +357,23 @@ func TestAdmission(t *testing.T) {
 		}
 		if !strings.Contains(w.all(), "LEASH-WL-001") {
 			t.Errorf("warnings %q: want one naming LEASH-WL-001", w.all())
+		}
+		// A value the pod sets is kept, listed, and warned about.
+		w.reset()
+		kept := admissionPod("warned", "imds", map[string]string{workload.AnnotationCredentials: "key"})
+		kept.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: "false"}}
+		if err := c.Create(ctx, kept); err != nil {
+			t.Fatalf("create in a warn namespace: %v", err)
+		}
+		got := stored(t, kept)
+		if a := got.Annotations[workload.AnnotationCredentialsKept]; a != "app/AWS_EC2_METADATA_DISABLED" {
+			t.Errorf("annotation %s = %q, want app/AWS_EC2_METADATA_DISABLED", workload.AnnotationCredentialsKept, a)
+		}
+		if e := got.Spec.Containers[0].Env; len(e) != 3 || e[0].Name != "AWS_EC2_METADATA_DISABLED" || e[0].Value != "false" {
+			t.Errorf("env %+v: want the pod's AWS_EC2_METADATA_DISABLED=false kept, and the two others added", e)
+		}
+		if all := w.all(); !strings.Contains(all, "LEASH-WL-002") || !strings.Contains(all, "app/AWS_EC2_METADATA_DISABLED") {
+			t.Errorf("warnings %q: want LEASH-WL-002 and the kept variable", all)
 		}
 	})
 
