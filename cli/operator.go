@@ -25,6 +25,7 @@ func newOperator() *cobra.Command {
 		o                                       operator.Options
 		kubeconfig, mode, rootSecret, configMap string
 		guard                                   guardrailFlags
+		webhook                                 webhookFlags
 	)
 	const short = "Run the credential operator in a Kubernetes cluster"
 	cmd := &cobra.Command{
@@ -58,7 +59,13 @@ namespace's namespaceActions, or with privilege-escalation findings at or
 above --refuse-escalation (default critical) outside --escalation-namespaces.
 
 Deleting a request deletes its user, keys and policies, then its Secret.
-Users this cluster's leash minted for requests that no longer exist are swept.`),
+Users this cluster's leash minted for requests that no longer exist are swept.
+
+With --webhook-port, the operator also serves the admission webhook for pods
+(deploy/webhook.yaml, docs/admission.md): a pod naming a request with
+leash.dev/credentials is wired to its Secret, and a pod that receives a leash
+credential is refused when leash check workload finds it at or above
+--webhook-refuse-at.`),
 		Example: example(
 			"# In a cluster (see deploy/): the Deployment runs",
 			"leash operator --leader-elect --leader-election-namespace leash-system \\",
@@ -72,6 +79,9 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Config.Mode = leashv1.CredentialsMode(mode)
 			if err := guard.apply(&o.Config.Guardrails); err != nil {
+				return err
+			}
+			if err := webhook.apply(&o); err != nil {
 				return err
 			}
 			if rootSecret != "" {
@@ -117,6 +127,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.DurationVar(&o.Config.RotationGrace, "rotation-grace", 10*time.Minute, "how long a rotated-out key keeps working after its successor is published")
 	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
 	guard.register(f, &o.Config.Guardrails)
+	webhook.register(f)
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/admission"
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/workload"
@@ -43,6 +44,13 @@ projected token for sts.amazonaws.com); the others are listed as skipped:
                 fd00:ec2::254 (a host-network pod is governed by none)
   LEASH-WL-007  a credential Secret marked optional: without it the SDK
                 falls back to the node's role
+  LEASH-WL-012  a leash.dev/credentials annotation (on the pod template or
+                its ServiceAccount) naming no request, a missing one, or one
+                whose Secret is in another namespace
+
+A pod template that names its request with leash.dev/credentials is checked
+as the admission webhook stores it: wired to the request's Secret, with the
+variables and, for an STS request, the token (docs/admission.md).
 
 A pod template (or its ServiceAccount) annotated leash.dev/imds: metadata
 keeps IMDS and may run in the host's network (the cloud controller manager
@@ -98,6 +106,13 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			set.NodeRole, set.NodeRoleOnly = roles, nodeRoleOnly
+			// A pod that names its request (leash.dev/credentials) is checked
+			// as admission stores it. The cluster's mode is not known here:
+			// a request with stsIAMRoleARN is STS, as in Manual mode, and
+			// leash.dev/mode on a request decides for it.
+			if err := admission.WireSet(set, admission.Wiring{}); err != nil {
+				return &inputerr.Error{Msg: err.Error()}
+			}
 			findings := workload.Check(set)
 			out := cmd.OutOrStdout()
 			sum := analyze.Summarize(findings, threshold, len(set.Pods))

@@ -24,7 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"leash.dev/leash/admission"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/buildinfo"
@@ -62,12 +64,21 @@ type Options struct {
 	// Registry receives the metrics; nil means controller-runtime's, which
 	// the metrics endpoint serves.
 	Registry prometheus.Registerer
+	// Webhook, when set, serves the admission webhook for pods (see
+	// admission): it wires pods to the request they name and refuses the
+	// ones that could fall back to the node's role.
+	Webhook *admission.Options
 }
 
 // Validate names the setting that is wrong and how to fix it.
 func (o *Options) Validate() error {
 	if err := o.Config.Validate(); err != nil {
 		return err
+	}
+	if o.Webhook != nil {
+		if err := o.Webhook.Validate(); err != nil {
+			return err
+		}
 	}
 	if o.RecheckFailed != 0 && o.RecheckFailed < time.Second {
 		return fmt.Errorf("recheck interval %v: use a duration of at least 1s, such as 30s or 1m (too short a one turns every failing request into a busy loop against IAM)", o.RecheckFailed)
@@ -121,6 +132,7 @@ func (o Options) settings() []any {
 		"recheckInterval", failed.String(),
 		"oidcIssuer", or(o.Config.OIDCIssuer, "none"),
 		"oidcAudience", or(o.Config.Audience, DefaultAudience),
+		"webhook", webhookSetting(o.Webhook),
 	}, o.Config.Guardrails.Settings()...)
 }
 
@@ -150,6 +162,15 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 		cacheOpts.ByObject[&corev1.Secret{}] = cache.ByObject{Label: ours, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
 	}
+	var webhookServer webhook.Server
+	if o.Webhook != nil {
+		webhookCache(&cacheOpts)
+		srv, err := admission.NewServer(*o.Webhook)
+		if err != nil {
+			return nil, nil, err
+		}
+		webhookServer = srv
+	}
 	if o.MetricsAddr == "" {
 		o.MetricsAddr = "0"
 	}
@@ -165,6 +186,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		LeaderElectionID:              "leash-operator",
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		WebhookServer:                 webhookServer,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -174,6 +196,11 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, nil, err
+	}
+	if o.Webhook != nil {
+		if err := registerWebhook(mgr, o); err != nil {
+			return nil, nil, err
+		}
 	}
 	reg := o.Registry
 	if reg == nil {

@@ -19,13 +19,14 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/reqmode"
 )
 
 // Annotations a user sets on a CredentialsRequest.
 const (
 	// AnnotationMode overrides the cluster's mode for one request: Mint,
 	// Passthrough or Manual.
-	AnnotationMode = "leash.dev/mode"
+	AnnotationMode = reqmode.Annotation
 	// AnnotationRotateAfter is the maximum age of a minted key, such as
 	// 720h; "0" turns rotation off for the request.
 	AnnotationRotateAfter = "leash.dev/rotate-after"
@@ -226,21 +227,9 @@ type Outcome struct {
 }
 
 // modeOf is the request's mode: its annotation, else the cluster's; Manual
-// with a role ARN is STS.
+// with a role ARN is STS (reqmode.Of, which admission asks too).
 func (p *Provisioner) modeOf(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec) (leashv1.CredentialsMode, error) {
-	mode := p.cfg.Mode
-	if m, ok := cr.Annotations[AnnotationMode]; ok {
-		switch leashv1.CredentialsMode(m) {
-		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
-			mode = leashv1.CredentialsMode(m)
-		default:
-			return "", &inputerr.Error{Field: "metadata.annotations[" + AnnotationMode + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual or STS", m)}
-		}
-	}
-	if mode == leashv1.ModeManual && spec.STSIAMRoleARN != "" {
-		return leashv1.ModeSTS, nil
-	}
-	return mode, nil
+	return reqmode.Of(cr, spec, p.cfg.Mode)
 }
 
 // Sync brings the request's credentials in line with its spec. A returned

@@ -13,6 +13,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/policy"
 )
 
@@ -26,30 +27,11 @@ const (
 )
 
 // errNotAWS marks a request whose providerSpec is for another cloud.
-var errNotAWS = errors.New("not an AWS request")
+var errNotAWS = reqmode.ErrNotAWS
 
 // awsSpec decodes spec.providerSpec; errNotAWS when it is another cloud's.
 func awsSpec(cr *leashv1.CredentialsRequest) (*leashv1.AWSProviderSpec, error) {
-	raw := cr.Spec.ProviderSpec
-	if raw == nil || len(raw.Raw) == 0 {
-		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is missing; give kind AWSProviderSpec with statementEntries"}
-	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(raw.Raw, &head); err != nil {
-		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a JSON object: " + err.Error()}
-	}
-	if head.Kind != "AWSProviderSpec" {
-		return nil, errNotAWS
-	}
-	var spec leashv1.AWSProviderSpec
-	dec := json.NewDecoder(strings.NewReader(string(raw.Raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&spec); err != nil {
-		return nil, &inputerr.Error{Field: "spec.providerSpec", Msg: "is not a valid AWSProviderSpec: " + err.Error()}
-	}
-	return &spec, nil
+	return reqmode.Spec(cr)
 }
 
 // policyStatement is a statement leash adds to the request's own (the

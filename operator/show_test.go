@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"leash.dev/leash/admission"
+	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 )
@@ -113,7 +115,7 @@ func TestSettingsLog(t *testing.T) {
 		"rootCredentials": "Secret kube-system/aws-creds", "namespace": "all", "permissionsBoundary": "arn:aws:iam::123456789012:policy/ceiling",
 		"rotateAfter": "720h0m0s", "recheck": "10m0s", "recheckInterval": "30s",
 		"ceiling": "none", "namespaceActions": "none", "refuseEscalation": "critical", "escalationNamespaces": "none",
-		"oidcIssuer": "none", "oidcAudience": "sts.amazonaws.com"}
+		"oidcIssuer": "none", "oidcAudience": "sts.amazonaws.com", "webhook": "off"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
@@ -122,6 +124,16 @@ func TestSettingsLog(t *testing.T) {
 	if s := fmt.Sprint(kv...); strings.Contains(s, key.Secret.Reveal()) || strings.Contains(s, key.ID) {
 		t.Error("the settings carry the root key")
 	}
+
+	o.Webhook = &admission.Options{Port: 9443, RefuseAt: analyze.High}
+	kv = o.settings()
+	for i := 0; i+1 < len(kv); i += 2 {
+		got[fmt.Sprint(kv[i])] = fmt.Sprint(kv[i+1])
+	}
+	if want := "port 9443, refuse at high, 0 node role policies"; got["webhook"] != want {
+		t.Errorf("with the webhook, webhook = %q, want %q", got["webhook"], want)
+	}
+	o.Webhook = nil
 
 	// With guardrails, the line names the ceiling policy as the boundary
 	// and each guardrail's setting.

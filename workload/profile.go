@@ -70,19 +70,17 @@ func profileAnnotation(file string, doc int, kind string, ann map[string]string)
 // MetadataProfile says whether the pod declares the metadata profile: on
 // its template, or on its ServiceAccount when the Set holds it.
 func MetadataProfile(s *Set, p Pod) bool {
-	if p.Annotations[ProfileAnnotation] == ProfileMetadata {
-		return true
+	var sa map[string]string
+	if a := serviceAccount(s, p); a != nil {
+		sa = a.Annotations
 	}
-	sa := p.Spec.ServiceAccountName
-	if sa == "" {
-		sa = "default"
-	}
-	for _, a := range s.ServiceAccounts {
-		if a.Namespace == p.Namespace && a.Name == sa {
-			return a.Annotations[ProfileAnnotation] == ProfileMetadata
-		}
-	}
-	return false
+	return DeclaresMetadata(p.Annotations, sa)
+}
+
+// DeclaresMetadata says whether a pod with these annotations, running as a
+// ServiceAccount with saAnnotations, declares the metadata profile.
+func DeclaresMetadata(pod, saAnnotations map[string]string) bool {
+	return pod[ProfileAnnotation] == ProfileMetadata || saAnnotations[ProfileAnnotation] == ProfileMetadata
 }
 
 // checkProfile reports what the metadata profile asks of a pod that

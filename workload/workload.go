@@ -209,15 +209,20 @@ func Check(s *Set) []analyze.Finding {
 }
 
 // CheckPod reports the findings of one pod against the requests, Secrets
-// and NetworkPolicies of s; none when no credentials reach it.
+// and NetworkPolicies of s: a leash.dev/credentials annotation that names
+// no usable request (LEASH-WL-012), and, when credentials reach the pod,
+// what would let it fall back to the node's role.
 func CheckPod(s *Set, p Pod) []analyze.Finding {
 	var out []analyze.Finding
 	add := func(id string, sev analyze.Severity, at, msg, fix string) {
 		out = append(out, analyze.Finding{ID: id, Severity: sev, Policy: p.Source, Path: p.Path + at, Message: msg, Fix: fix})
 	}
+	if _, _, problem := NamedRequest(s, p); problem != nil {
+		out = append(out, *problem)
+	}
 	creds := credentials(s, p)
 	if len(creds) == 0 {
-		return nil
+		return out
 	}
 	profile := MetadataProfile(s, p)
 	for _, c := range creds {

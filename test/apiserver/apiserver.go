@@ -47,6 +47,12 @@ type Options struct {
 	// Flags are more kube-apiserver flags, "--name=value", set after
 	// Issuer's: such as the ones leash sts create-issuer prints.
 	Flags []string
+	// Webhooks installs admission webhook configurations (Paths: files
+	// such as deploy/webhook.yaml), their service clientConfigs pointed at
+	// a local server: after Start, Server.Env.WebhookInstallOptions says
+	// where to serve (LocalServingHost, LocalServingPort) and with which
+	// certificate (LocalServingCertDir's tls.crt and tls.key).
+	Webhooks envtest.WebhookInstallOptions
 }
 
 // Issuer is a service-account token issuer: its URL (the tokens' iss), the
@@ -87,6 +93,7 @@ func Start(t testing.TB, o Options) *Server {
 		CRDDirectoryPaths:     o.CRDDirs,
 		ErrorIfCRDPathMissing: len(o.CRDDirs) > 0,
 		Scheme:                o.Scheme,
+		WebhookInstallOptions: o.Webhooks,
 	}
 	if is := o.Issuer; is != nil {
 		args := env.ControlPlane.GetAPIServer().Configure()

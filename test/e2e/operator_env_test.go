@@ -47,11 +47,18 @@ type clusterOptions struct {
 	// leash local trust issuers by their key set files.
 	issuer *apiserver.Issuer
 	jwks   map[string]string
+	// webhooks installs deploy/webhook.yaml, pointed at the local serving
+	// address in api.Env.WebhookInstallOptions.
+	webhooks bool
 }
 
 func newCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
-	api := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}, Issuer: o.issuer})
+	ao := apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}, Issuer: o.issuer}
+	if o.webhooks {
+		ao.Webhooks.Paths = []string{filepath.Join("..", "..", "deploy", "webhook.yaml")}
+	}
+	api := apiserver.Start(t, ao)
 	dir := t.TempDir()
 	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks})
 	cl := &cluster{api: api, c: api.Client, local: local, url: url, dataDir: dir}

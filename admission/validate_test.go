@@ -1,0 +1,87 @@
+package admission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"leash.dev/leash/analyze"
+	"leash.dev/leash/workload"
+)
+
+func ids(findings []analyze.Finding) string {
+	var out []string
+	for _, f := range findings {
+		out = append(out, f.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+// TestJudge pins what validation refuses and what it only warns about, from
+// the findings of leash check workload.
+func TestJudge(t *testing.T) {
+	hostNetwork := `---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: apps, labels: {app: app}}
+spec:
+  hostNetwork: true
+  containers:
+  - name: app
+    image: app:1
+    env: [{name: AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws/credentials}, {name: AWS_EC2_METADATA_DISABLED, value: "true"}]
+    volumeMounts: [{name: aws, mountPath: /etc/aws}]
+  volumes: [{name: aws, secret: {secretName: app-credentials}}]
+`
+	metadata := `---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: apps, labels: {app: app}, annotations: {leash.dev/imds: metadata}}
+spec:
+  hostNetwork: true
+  containers:
+  - name: app
+    image: app:1
+    env: [{name: AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws/credentials}]
+    volumeMounts: [{name: aws, mountPath: /etc/aws}]
+  volumes: [{name: aws, secret: {secretName: app-credentials}}]
+`
+	tlsOnly := strings.ReplaceAll(strings.ReplaceAll(hostNetwork, "app-credentials", "app-tls"), "AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws/credentials", "TLS_DIR, value: /etc/aws")
+	tests := []struct {
+		name, manifests    string
+		refuseAt           analyze.Severity
+		refuse, warn, with string // IDs; with: a text the refusal's fix holds
+	}{
+		{"host network refuses at high, and the egress finding (medium) is a warning", hostNetwork, analyze.High, "LEASH-WL-001", "LEASH-WL-006", ""},
+		{"at medium both refuse", hostNetwork, analyze.Medium, "LEASH-WL-001,LEASH-WL-006", "", ""},
+		{"at critical the host network alone refuses", hostNetwork, analyze.Critical, "LEASH-WL-001", "LEASH-WL-006", ""},
+		{"the metadata profile without the node role's policies refuses, naming the operator's flag", metadata, analyze.High, "LEASH-WL-011", "", "leash operator --node-role-policy"},
+		{"a pod that receives no leash credential has no verdict", tlsOnly, analyze.Info, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.yaml")
+			if err := os.WriteFile(path, []byte(setRequests+tt.manifests), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := workload.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := Judge(s, s.Pods[0], tt.refuseAt)
+			if ids(v.Refuse) != tt.refuse || ids(v.Warn) != tt.warn {
+				t.Errorf("refuse %q warn %q, want %q and %q", ids(v.Refuse), ids(v.Warn), tt.refuse, tt.warn)
+			}
+			msg := refusal(v.Refuse)
+			for _, f := range v.Refuse {
+				if !strings.Contains(msg, f.ID+" (") || !strings.Contains(msg, f.Message) || !strings.Contains(msg, "fix: "+f.Fix) {
+					t.Errorf("refusal %q lacks %s's ID, message or fix", msg, f.ID)
+				}
+			}
+			if tt.with != "" && !strings.Contains(msg, tt.with) {
+				t.Errorf("refusal %q does not say %q", msg, tt.with)
+			}
+		})
+	}
+}

@@ -1,0 +1,411 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"leash.dev/leash/admission"
+	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/operator"
+	"leash.dev/leash/workload"
+)
+
+// warnings collects the warnings the API server returns.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = nil
+}
+
+func (w *warnings) all() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.seen, "\n")
+}
+
+// admissionPod is a pod of one container; ann are its annotations.
+func admissionPod(ns, name string, ann map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: ann, Labels: map[string]string{"app": name}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
+}
+
+// mountingPod is a pod that mounts secret itself, with no annotation.
+func mountingPod(ns, name, secret string, hostNetwork bool) *corev1.Pod {
+	p := admissionPod(ns, name, nil)
+	p.Spec.HostNetwork = hostNetwork
+	p.Spec.Volumes = []corev1.Volume{{Name: "aws", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}}}
+	p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "aws", MountPath: "/etc/aws", ReadOnly: true}}
+	p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_SHARED_CREDENTIALS_FILE", Value: "/etc/aws/credentials"}, {Name: "AWS_EC2_METADATA_DISABLED", Value: "true"}}
+	return p
+}
+
+// egressPolicy keeps every pod of ns from the instance metadata service.
+func egressPolicy(ns string) *networkingv1.NetworkPolicy {
+	tcp := corev1.ProtocolTCP
+	return &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "egress"},
+		Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+			Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp}},
+				To: []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: []string{"169.254.169.254/32"}}}}}}}}
+}
+
+// wantWired checks a stored pod carries what admission adds for Secret
+// secret of request ns/name.
+func wantWired(t *testing.T, p *corev1.Pod, ns, name, secret string) {
+	t.Helper()
+	var vol *corev1.Volume
+	for i, v := range p.Spec.Volumes {
+		if v.Name == admission.CredentialsVolume {
+			vol = &p.Spec.Volumes[i]
+		}
+	}
+	if vol == nil || vol.Secret == nil || vol.Secret.SecretName != secret || vol.Secret.Optional != nil && *vol.Secret.Optional {
+		t.Errorf("stored pod's volumes %+v: want %s, a required Secret volume of %s", p.Spec.Volumes, admission.CredentialsVolume, secret)
+	}
+	c := p.Spec.Containers[0]
+	mounted := false
+	for _, m := range c.VolumeMounts {
+		mounted = mounted || m.Name == admission.CredentialsVolume && m.MountPath == admission.CredentialsDir && m.ReadOnly
+	}
+	if !mounted {
+		t.Errorf("stored pod's mounts %+v: want %s read-only at %s", c.VolumeMounts, admission.CredentialsVolume, admission.CredentialsDir)
+	}
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	want := map[string]string{"AWS_SHARED_CREDENTIALS_FILE": admission.CredentialsDir + "/credentials", "AWS_EC2_METADATA_DISABLED": "true", "AWS_STS_REGIONAL_ENDPOINTS": "regional"}
+	if !reflect.DeepEqual(env, want) {
+		t.Errorf("stored pod's env %v, want %v", env, want)
+	}
+	if got := p.Annotations[workload.AnnotationCredentialsInjected]; got != ns+"/"+name {
+		t.Errorf("annotation %s = %q, want %s/%s", workload.AnnotationCredentialsInjected, got, ns, name)
+	}
+}
+
+// checkWorkload runs leash check workload on manifests and returns the IDs
+// it reports.
+func checkWorkload(t *testing.T, objs ...any) []string {
+	t.Helper()
+	var docs []string
+	for _, o := range objs {
+		data, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	path := filepath.Join(t.TempDir(), "manifests.yaml")
+	if err := os.WriteFile(path, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, leashBin, "check", "workload", path, "--output", "json")
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if code := exitStatus(t, cmd.Run(), "leash check workload"); code == 2 {
+		t.Fatalf("leash check workload: exit 2\n%s", errOut.String())
+	}
+	var report struct {
+		Findings []struct {
+			ID string `json:"id"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var ids []string
+	for _, f := range report.Findings {
+		ids = append(ids, f.ID)
+	}
+	return ids
+}
+
+// manifest is a stored object as a user would hand it to check workload:
+// with its kind, without what the server keeps for itself.
+func manifest[T client.Object](o T, kind, apiVersion string) T {
+	o.SetManagedFields(nil)
+	o.SetResourceVersion("")
+	o.SetUID("")
+	o.SetCreationTimestamp(metav1.Time{})
+	switch v := any(o).(type) {
+	case *corev1.Pod:
+		v.TypeMeta = metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}
+		v.Status = corev1.PodStatus{}
+	case *networkingv1.NetworkPolicy:
+		v.TypeMeta = metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}
+	case *leashv1.CredentialsRequest:
+		v.TypeMeta = metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}
+		v.Status = leashv1.CredentialsRequestStatus{}
+	}
+	return o
+}
+
+// TestAdmission runs the operator's admission webhook behind a real API
+// server that calls it through deploy/webhook.yaml: a pod naming its
+// request is stored wired, one that could reach the node's role is refused
+// with the finding of leash check workload, other pods are untouched, and
+// while the webhook is down the namespaces fail closed or open as
+// docs/admission.md says.
+func TestAdmission(t *testing.T) {
+	cl := newCluster(t, clusterOptions{webhooks: true})
+	ctx := context.Background()
+	for ns, mode := range map[string]string{"apps": "", "enforced": "enforce", "warned": "warn", "skipped": "off"} {
+		n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		if mode != "" {
+			n.Labels = map[string]string{"leash.dev/admission": mode}
+		}
+		cl.create(t, n)
+		cl.create(t, egressPolicy(ns))
+	}
+	annotated := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "annotated", Annotations: map[string]string{workload.AnnotationCredentials: "key"}}}
+	cl.create(t, annotated)
+	for _, ns := range []string{"apps", "enforced", "warned", "skipped"} {
+		cl.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}})
+	}
+
+	entries := "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"
+	role := request(t, "apps", "role", "apps", entries)
+	role.Spec.ProviderSpec.Raw = bytes.Replace(role.Spec.ProviderSpec.Raw, []byte(`"kind":"AWSProviderSpec"`),
+		[]byte(`"kind":"AWSProviderSpec","stsIAMRoleARN":"arn:aws:iam::`+account+`:role/app"`), 1)
+	if !bytes.Contains(role.Spec.ProviderSpec.Raw, []byte("stsIAMRoleARN")) {
+		t.Fatalf("no role in %s", role.Spec.ProviderSpec.Raw)
+	}
+	role.Annotations = map[string]string{operator.AnnotationMode: string(leashv1.ModeManual)}
+	cl.create(t, role)
+	warnKey := request(t, "warned", "key", "warned", entries)
+	cl.create(t, warnKey)
+	key := request(t, "apps", "key", "apps", entries)
+	cl.create(t, key)
+
+	wio := cl.api.Env.WebhookInstallOptions
+	o := cl.operatorOptions(operator.Config{})
+	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
+	stop, _ := cl.runOperator(t, o)
+	key = cl.waitReady(t, "apps", "key")
+	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
+	waitFor(t, 30*time.Second, "the webhook to listen on "+addr, func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = c.Close()
+		return true, ""
+	})
+
+	stored := func(t *testing.T, p *corev1.Pod) *corev1.Pod {
+		t.Helper()
+		got := &corev1.Pod{}
+		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	t.Run("a pod naming a key request is stored with the volume, the mount and the variables", func(t *testing.T) {
+		p := admissionPod("apps", "named", map[string]string{workload.AnnotationCredentials: "key"})
+		cl.create(t, p)
+		got := stored(t, p)
+		wantWired(t, got, "apps", "key", "key-creds")
+		// check workload on the stored pod, its request and its
+		// NetworkPolicy finds nothing.
+		np := &networkingv1.NetworkPolicy{}
+		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "egress"}, np); err != nil {
+			t.Fatal(err)
+		}
+		if ids := checkWorkload(t, manifest(got, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"),
+			manifest(np, "NetworkPolicy", "networking.k8s.io/v1")); len(ids) != 0 {
+			t.Errorf("leash check workload on the stored pod: findings %v, want none", ids)
+		}
+	})
+
+	t.Run("a pod whose ServiceAccount names the request is wired the same", func(t *testing.T) {
+		p := admissionPod("apps", "by-account", nil)
+		p.Spec.ServiceAccountName = "annotated"
+		cl.create(t, p)
+		wantWired(t, stored(t, p), "apps", "key", "key-creds")
+	})
+
+	t.Run("a pod naming an STS request gets the projected token", func(t *testing.T) {
+		p := admissionPod("apps", "sts", map[string]string{workload.AnnotationCredentials: "role"})
+		// A projected token needs the pod's ServiceAccount, which a
+		// cluster's ServiceAccount admission sets before webhooks run;
+		// envtest's API server runs without it.
+		p.Spec.ServiceAccountName = "default"
+		cl.create(t, p)
+		got := stored(t, p)
+		wantWired(t, got, "apps", "role", "role-creds")
+		var token *corev1.ServiceAccountTokenProjection
+		for _, v := range got.Spec.Volumes {
+			if v.Name == admission.TokenVolume && v.Projected != nil && len(v.Projected.Sources) == 1 {
+				token = v.Projected.Sources[0].ServiceAccountToken
+			}
+		}
+		if token == nil || token.Audience != "sts.amazonaws.com" || token.Path != "token" || token.ExpirationSeconds == nil || *token.ExpirationSeconds != 3600 {
+			t.Errorf("stored pod's volumes %+v: want %s, a projected token for sts.amazonaws.com at token, 3600 s", got.Spec.Volumes, admission.TokenVolume)
+		}
+		mounted := false
+		for _, m := range got.Spec.Containers[0].VolumeMounts {
+			mounted = mounted || m.Name == admission.TokenVolume && m.MountPath == filepath.Dir(leashv1.DefaultCloudTokenPath) && m.ReadOnly
+		}
+		if !mounted {
+			t.Errorf("stored pod's mounts %+v: want %s at %s", got.Spec.Containers[0].VolumeMounts, admission.TokenVolume, filepath.Dir(leashv1.DefaultCloudTokenPath))
+		}
+	})
+
+	t.Run("a host-network pod mounting a leash Secret is refused with LEASH-WL-001, as check workload says", func(t *testing.T) {
+		p := mountingPod("apps", "host", "key-creds", true)
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-001") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-001", err)
+		}
+		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the refused pod was stored (%v)", err)
+		}
+		np := egressPolicy("apps")
+		ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"), manifest(np, "NetworkPolicy", "networking.k8s.io/v1"))
+		if !contains(ids, "LEASH-WL-001") {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-001", ids)
+		}
+	})
+
+	t.Run("a pod naming a request that does not exist is refused with LEASH-WL-012, as check workload says", func(t *testing.T) {
+		p := admissionPod("apps", "missing", map[string]string{workload.AnnotationCredentials: "gone"})
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-012") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-012", err)
+		}
+		if ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1")); !contains(ids, "LEASH-WL-012") {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-012", ids)
+		}
+	})
+
+	t.Run("a pod naming a request that sets AWS_EC2_METADATA_DISABLED=false is refused with LEASH-WL-002", func(t *testing.T) {
+		p := admissionPod("apps", "imds", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: "false"}}
+		err := cl.c.Create(ctx, p)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-002") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-002", err)
+		}
+	})
+
+	t.Run("a pod with no annotation and no leash Secret is stored as sent", func(t *testing.T) {
+		// The same pod where the webhook is not called (leash.dev/admission:
+		// off) is what the API server alone stores.
+		plain, bare := admissionPod("apps", "plain", nil), admissionPod("skipped", "plain", nil)
+		cl.create(t, plain)
+		cl.create(t, bare)
+		got, want := stored(t, plain), stored(t, bare)
+		if !reflect.DeepEqual(got.Spec, want.Spec) || !reflect.DeepEqual(got.Annotations, want.Annotations) || !reflect.DeepEqual(got.Labels, want.Labels) {
+			t.Errorf("stored\n%+v %v\nwithout the webhook\n%+v %v", got.Spec, got.Annotations, want.Spec, want.Annotations)
+		}
+	})
+
+	t.Run("a dry-run create returns the wired pod and stores nothing", func(t *testing.T) {
+		p := admissionPod("apps", "dry", map[string]string{workload.AnnotationCredentials: "key"})
+		if err := cl.c.Create(ctx, p, client.DryRunAll); err != nil {
+			t.Fatal(err)
+		}
+		wantWired(t, p, "apps", "key", "key-creds")
+		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the dry-run pod was stored (%v)", err)
+		}
+	})
+
+	t.Run("in a warn namespace the host-network pod is admitted with a warning naming LEASH-WL-001", func(t *testing.T) {
+		w := &warnings{}
+		cfg := rest.CopyConfig(cl.api.Config)
+		cfg.WarningHandler = w
+		c, err := client.New(cfg, client.Options{Scheme: operator.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mountingPod("warned", "host", "key-creds", true)
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatalf("create in a warn namespace: %v", err)
+		}
+		if !strings.Contains(w.all(), "LEASH-WL-001") {
+			t.Errorf("warnings %q: want one naming LEASH-WL-001", w.all())
+		}
+		// A value the pod sets is kept, listed, and warned about.
+		w.reset()
+		kept := admissionPod("warned", "imds", map[string]string{workload.AnnotationCredentials: "key"})
+		kept.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: "false"}}
+		if err := c.Create(ctx, kept); err != nil {
+			t.Fatalf("create in a warn namespace: %v", err)
+		}
+		got := stored(t, kept)
+		if a := got.Annotations[workload.AnnotationCredentialsKept]; a != "app/AWS_EC2_METADATA_DISABLED" {
+			t.Errorf("annotation %s = %q, want app/AWS_EC2_METADATA_DISABLED", workload.AnnotationCredentialsKept, a)
+		}
+		if e := got.Spec.Containers[0].Env; len(e) != 3 || e[0].Name != "AWS_EC2_METADATA_DISABLED" || e[0].Value != "false" {
+			t.Errorf("env %+v: want the pod's AWS_EC2_METADATA_DISABLED=false kept, and the two others added", e)
+		}
+		if all := w.all(); !strings.Contains(all, "LEASH-WL-002") || !strings.Contains(all, "app/AWS_EC2_METADATA_DISABLED") {
+			t.Errorf("warnings %q: want LEASH-WL-002 and the kept variable", all)
+		}
+	})
+
+	// Webhook down: the API server cannot reach it.
+	stop()
+	t.Run("while the webhook is down an enforce namespace refuses a pod naming a request", func(t *testing.T) {
+		p := admissionPod("enforced", "down", map[string]string{workload.AnnotationCredentials: "key"})
+		err := cl.c.Create(ctx, p)
+		// The mutating webhook is called first; its failurePolicy Fail
+		// refuses the pod before validation is asked.
+		if err == nil || !strings.Contains(err.Error(), `failed calling webhook "enforce.pods.leash.dev"`) || !strings.Contains(err.Error(), "/mutate") {
+			t.Fatalf("create: %v; want a refusal from failurePolicy Fail of the mutating enforce.pods.leash.dev", err)
+		}
+		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the refused pod was stored (%v)", err)
+		}
+	})
+	t.Run("while the webhook is down an unlabelled namespace admits a pod naming a request, unmutated", func(t *testing.T) {
+		p := admissionPod("apps", "down", map[string]string{workload.AnnotationCredentials: "key"})
+		cl.create(t, p)
+		got := stored(t, p)
+		if len(got.Spec.Volumes) != 0 || len(got.Spec.Containers[0].Env) != 0 || got.Annotations[workload.AnnotationCredentialsInjected] != "" {
+			t.Errorf("stored pod %+v %v: want it as sent (failurePolicy Ignore)", got.Spec, got.Annotations)
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// requestsYAML are two requests: one whose Secret is in apps, one in
+// kube-system whose Secret is in kube-system.
+const requestsYAML = `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: app, namespace: openshift-cloud-credential-operator}
+spec:
+  secretRef: {name: app-credentials, namespace: apps}
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["s3:GetObject"], resource: "*"}]}
+---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: local, namespace: apps}
+spec:
+  secretRef: {name: local-credentials, namespace: apps}
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["s3:GetObject"], resource: "*"}]}
+---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: ccm, namespace: kube-system}
+spec:
+  secretRef: {name: ccm-credentials, namespace: kube-system}
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["ec2:DescribeInstances"], resource: "*"}]}
+`
+
+// annotatedPod is a pod in apps that carries no credentials of its own;
+// annotations is its metadata's annotations in flow style.
+func annotatedPod(annotations, sa string) string {
+	return `---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: apps, annotations: ` + annotations + `}
+spec:
+  serviceAccountName: ` + sa + `
+  containers: [{name: web, image: web:1}]
+`
+}
+
+func readManifests(t *testing.T, manifests string) *Set {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(path, []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestNamedRequest(t *testing.T) {
+	saWith := func(v string) string {
+		return "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: apps, annotations: {leash.dev/credentials: " + v + "}}\n"
+	}
+	tests := []struct {
+		name, manifests string
+		named           bool
+		want            string // the request found, namespace/name
+		problem         string // a text the WL-012 message holds; empty: none
+	}{
+		{"a name is a request in the pod's namespace", annotatedPod("{leash.dev/credentials: local}", "web"), true, "apps/local", ""},
+		{"namespace/name reaches a request elsewhere whose Secret is in the pod's namespace", annotatedPod("{leash.dev/credentials: openshift-cloud-credential-operator/app}", "web"), true, "openshift-cloud-credential-operator/app", ""},
+		{"a request that does not exist is refused", annotatedPod("{leash.dev/credentials: missing}", "web"), true, "", "apps/missing, which does not exist"},
+		{"a request in another namespace without the namespace is not found", annotatedPod("{leash.dev/credentials: app}", "web"), true, "", "apps/app, which does not exist"},
+		{"a request whose Secret is in another namespace is refused", annotatedPod("{leash.dev/credentials: kube-system/ccm}", "web"), true, "kube-system/ccm", "is not in the pod's namespace apps"},
+		{"a value that is no name is refused", annotatedPod(`{leash.dev/credentials: "a/b/c"}`, "web"), true, "", "names no CredentialsRequest"},
+		{"an empty value is refused", annotatedPod(`{leash.dev/credentials: ""}`, "web"), true, "", "names no CredentialsRequest"},
+		{"the ServiceAccount's annotation counts when the pod has none", annotatedPod("{}", "web") + saWith("local"), true, "apps/local", ""},
+		{"the ServiceAccount's missing request is refused, naming the ServiceAccount", annotatedPod("{}", "web") + saWith("gone"), true, "", "on ServiceAccount apps/web"},
+		{"the pod's annotation wins over its ServiceAccount's", annotatedPod("{leash.dev/credentials: local}", "web") + saWith("gone"), true, "apps/local", ""},
+		{"another ServiceAccount's annotation does not count", annotatedPod("{}", "other") + saWith("local"), false, "", ""},
+		{"no annotation names nothing", annotatedPod("{}", "web"), false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := readManifests(t, requestsYAML+tt.manifests)
+			n, named, problem := NamedRequest(s, s.Pods[0])
+			if named != tt.named {
+				t.Fatalf("named %v, want %v", named, tt.named)
+			}
+			got := ""
+			if n.Request != nil {
+				got = n.Request.Namespace + "/" + n.Request.Name
+			}
+			if got != tt.want {
+				t.Errorf("request %q, want %q", got, tt.want)
+			}
+			switch {
+			case tt.problem == "" && problem != nil:
+				t.Errorf("unexpected problem %s: %s", problem.ID, problem.Message)
+			case tt.problem != "" && problem == nil:
+				t.Errorf("no problem, want one saying %q", tt.problem)
+			case problem != nil && (problem.ID != "LEASH-WL-012" || !strings.Contains(problem.Message, tt.problem) || problem.Fix == ""):
+				t.Errorf("problem %s %q (fix %q), want LEASH-WL-012 saying %q with a fix", problem.ID, problem.Message, problem.Fix, tt.problem)
+			}
+			// check workload reports the same problem, and nothing else for
+			// a pod that receives no credentials.
+			ids := check(t, requestsYAML+tt.manifests)
+			want := ""
+			if tt.problem != "" {
+				want = "LEASH-WL-012"
+			}
+			if strings.Join(ids, ",") != want {
+				t.Errorf("check workload: findings %v, want %q", ids, want)
+			}
+		})
+	}
+}
+
+func TestReceivesLeash(t *testing.T) {
+	mounting := func(secret string) string {
+		return `---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: apps}
+spec:
+  containers: [{name: web, image: web:1, volumeMounts: [{name: s, mountPath: /s}]}]
+  volumes: [{name: s, secret: {secretName: ` + secret + `}}]
+`
+	}
+	labelled := `---
+apiVersion: v1
+kind: Secret
+metadata: {name: orphan, namespace: apps, labels: {cloudcredential.openshift.io/credentials-request: "true"}}
+stringData: {aws_access_key_id: AKIAIOSFODNN7EXAMPLE}
+`
+	tests := []struct {
+		name, manifests string
+		want            bool
+	}{
+		{"a pod naming a request", annotatedPod("{leash.dev/credentials: local}", "web"), true},
+		{"a pod naming a missing request (admission refuses it)", annotatedPod("{leash.dev/credentials: missing}", "web"), true},
+		{"a pod mounting a request's Secret", mounting("local-credentials"), true},
+		{"a pod mounting a Secret leash labelled", mounting("orphan") + labelled, true},
+		{"a pod mounting a TLS Secret", mounting("web-tls"), false},
+		{"a pod with no credentials", annotatedPod("{}", "web"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := readManifests(t, requestsYAML+tt.manifests)
+			if got := ReceivesLeash(s, s.Pods[0]); got != tt.want {
+				t.Errorf("ReceivesLeash %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
