@@ -25,6 +25,7 @@ func newOperator() *cobra.Command {
 		o                                       operator.Options
 		kubeconfig, mode, rootSecret, configMap string
 		guard                                   guardrailFlags
+		webhookCert                             webhookCertFlags
 	)
 	const short = "Run the credential operator in a Kubernetes cluster"
 	cmd := &cobra.Command{
@@ -93,6 +94,10 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 			if err := o.Validate(); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
+			// Re-point at --webhook-port and --webhook-cert-dir (cli/operator_webhook.go).
+			if o.WebhookCert, err = webhookCert.options(0, "", o.LeaderElectionNamespace); err != nil {
+				return err
+			}
 			logger := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
 			mgr, _, err := operator.NewManager(cfg, o)
@@ -117,6 +122,7 @@ Users this cluster's leash minted for requests that no longer exist are swept.`)
 	f.DurationVar(&o.Config.RotationGrace, "rotation-grace", 10*time.Minute, "how long a rotated-out key keeps working after its successor is published")
 	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
 	guard.register(f, &o.Config.Guardrails)
+	webhookCert.register(f)
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")

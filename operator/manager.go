@@ -25,6 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"leash.dev/leash/admission/webhookcert"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 )
@@ -61,6 +62,9 @@ type Options struct {
 	// Registry receives the metrics; nil means controller-runtime's, which
 	// the metrics endpoint serves.
 	Registry prometheus.Registerer
+	// WebhookCert, when set, makes the operator keep the admission
+	// webhook's serving certificate itself (webhookcert.Rotator).
+	WebhookCert *webhookcert.Options
 }
 
 // Validate names the setting that is wrong and how to fix it.
@@ -169,6 +173,10 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return nil, nil, err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, nil, err
+	}
+	// The admission webhook serves this (admission.Options.GetCertificate).
+	if _, err := setupWebhookCert(mgr, o.WebhookCert); err != nil {
 		return nil, nil, err
 	}
 	reg := o.Registry

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"leash.dev/leash/internal/inputerr"
 )
 
 // Defaults of Options, the names deploy/ installs.
@@ -82,20 +84,28 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// validate names the setting that is wrong and how to fix it; o has its
-// defaults.
+// Validate names the setting that is wrong and how to fix it, after the
+// defaults. A bad name is an *inputerr.Error whose Field is "namespace",
+// "service", "configuration" or "secret", so that a caller can name its
+// flag.
+func (o Options) Validate() error { return o.withDefaults().validate() }
+
+// validate is Validate on o with its defaults.
 func (o Options) validate() error {
 	if o.Namespace == "" {
-		return fmt.Errorf("namespace is empty: give the operator's namespace, where Secret %s and Service %s are", o.Secret, o.Service)
+		return &inputerr.Error{Field: "namespace", Msg: fmt.Sprintf("empty: give the operator's namespace, where Secret %s and Service %s are", o.Secret, o.Service)}
 	}
-	for _, n := range []struct{ what, v string }{{"namespace", o.Namespace}, {"service", o.Service}} {
-		if errs := validation.IsDNS1123Label(n.v); len(errs) > 0 {
-			return fmt.Errorf("%s %q: %s", n.what, n.v, strings.Join(errs, "; "))
-		}
-	}
-	for _, n := range []struct{ what, v string }{{"configuration", o.Configuration}, {"secret", o.Secret}} {
-		if errs := validation.IsDNS1123Subdomain(n.v); len(errs) > 0 {
-			return fmt.Errorf("%s %q: %s", n.what, n.v, strings.Join(errs, "; "))
+	for _, n := range []struct {
+		field, v string
+		check    func(string) []string
+	}{
+		{"namespace", o.Namespace, validation.IsDNS1123Label},
+		{"service", o.Service, validation.IsDNS1123Label},
+		{"configuration", o.Configuration, validation.IsDNS1123Subdomain},
+		{"secret", o.Secret, validation.IsDNS1123Subdomain},
+	} {
+		if errs := n.check(n.v); len(errs) > 0 {
+			return &inputerr.Error{Field: n.field, Msg: fmt.Sprintf("%q is not a valid name: %s", n.v, strings.Join(errs, "; "))}
 		}
 	}
 	for _, d := range []struct {

@@ -12,9 +12,9 @@ func TestOptionsRefused(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"the namespace is required", Options{}, "namespace is empty"},
-		{"a service name must be a DNS label", Options{Namespace: "leash-system", Service: "Leash.Webhook"}, `service "Leash.Webhook"`},
-		{"a secret name must be a DNS subdomain", Options{Namespace: "leash-system", Secret: "tls_secret"}, `secret "tls_secret"`},
+		{"the namespace is required", Options{}, "namespace: empty"},
+		{"a service name must be a DNS label", Options{Namespace: "leash-system", Service: "Leash.Webhook"}, `service: "Leash.Webhook" is not a valid name`},
+		{"a secret name must be a DNS subdomain", Options{Namespace: "leash-system", Secret: "tls_secret"}, `secret: "tls_secret" is not a valid name`},
 		{"a CA renewed before its whole life would renew every resync", Options{Namespace: "n", CAValidity: time.Hour, CARenewBefore: time.Hour}, "CA renew-before"},
 		{"a certificate renewed before its whole life would renew every resync", Options{Namespace: "n", CertValidity: time.Hour, CertRenewBefore: 2 * time.Hour}, "certificate renew-before 2h0m0s is not shorter than its validity"},
 		{"a certificate must be due before its CA", Options{Namespace: "n", CertRenewBefore: 100 * 24 * time.Hour, CertValidity: 200 * 24 * time.Hour}, "not shorter than the CA's"},
