@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -31,7 +32,7 @@ import (
 // its own namespace with its own configurations.
 type cluster struct {
 	t *testing.T
-	c client.Client
+	c client.WithWatch
 }
 
 // fixture is one subtest's namespace, configurations and clock.
@@ -177,7 +178,11 @@ func (f *fixture) checkPublished(t *testing.T, r *Rotator, wantCAs int) (ca []*x
 
 func TestRotator(t *testing.T) {
 	srv := apiserver.Start(t, apiserver.Options{})
-	cl := &cluster{t: t, c: srv.Client}
+	c, err := client.NewWithWatch(srv.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &cluster{t: t, c: c}
 
 	t.Run("creates the Secret, publishes the CA, then serves", func(t *testing.T) {
 		f := cl.fixture(t, "create")
@@ -401,6 +406,41 @@ func TestRotator(t *testing.T) {
 					t.Errorf("the log does not say %q:\n%s", tc.wantLog, f.logs)
 				}
 			})
+		}
+	})
+
+	t.Run("nothing is served until the CA bundle is published", func(t *testing.T) {
+		f := cl.fixture(t, "publishfirst")
+		failing := interceptor.NewClient(f.c, interceptor.Funcs{
+			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+				if _, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+					return errors.New("injected: the API server is unavailable")
+				}
+				return c.Update(ctx, obj, opts...)
+			}})
+		r, err := New(failing, Options{Namespace: f.ns, Configuration: f.conf, ExtraIPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.sync(f.ctx()); err == nil || !strings.Contains(err.Error(), "ValidatingWebhookConfiguration "+f.conf) {
+			t.Fatalf("sync with the configuration update failing: %v; want an error naming the configuration", err)
+		}
+		if r.Ready(nil) == nil {
+			t.Errorf("ready although the CA bundle is not published")
+		}
+		if _, err := r.GetCertificate(nil); err == nil {
+			t.Errorf("a certificate is served although its CA is not in every webhook's caBundle")
+		}
+		// Once the update goes through, the same Secret is served.
+		rv := f.secret(t).ResourceVersion
+		good := f.rotator(t)
+		good.now = time.Now
+		if err := good.sync(f.ctx()); err != nil {
+			t.Fatal(err)
+		}
+		f.checkPublished(t, good, 1)
+		if f.secret(t).ResourceVersion != rv {
+			t.Errorf("the Secret written before the failure was written again")
 		}
 	})
 
