@@ -28,7 +28,7 @@ const (
 	webhookPort        = 9443
 )
 
-// failurePolicies is docs/admission-certificates.md's table: each webhook's
+// failurePolicies is docs/admission/certificates.md's table: each webhook's
 // failurePolicy by the namespace's leash.dev/admission label ("" for
 // absent); a webhook missing from a column is not called there.
 var failurePolicies = map[string]map[string]string{
