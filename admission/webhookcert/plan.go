@@ -108,6 +108,11 @@ func (o Options) decide(old map[string][]byte, now time.Time) (plan, error) {
 	p.bundle = encodeCerts(cas)
 	if !bytes.Equal(p.bundle, old[KeyCACert]) {
 		p.data[KeyCACert] = p.bundle
+		if len(p.why) == 0 {
+			// Text around the PEM blocks: the Secret holds what the
+			// webhooks carry, byte for byte.
+			note("%s rewritten as its CAs' PEM alone", KeyCACert)
+		}
 	}
 
 	// The serving certificate.
