@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"leash.dev/leash/admission/webhookcert"
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/policy"
 )
@@ -20,6 +21,11 @@ type Options struct {
 	// GetCertificate, when set, serves instead.
 	CertDir        string
 	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	// Rotate, when neither is set, makes the operator keep its own CA and
+	// serving certificate (webhookcert's Rotator, on every replica).
+	Rotate *webhookcert.Options
+	// rotated serves the Rotator's certificate once Register made it.
+	rotated *rotatedCert
 	// RefuseAt is the lowest severity that refuses a pod; findings below
 	// it are warnings.
 	RefuseAt analyze.Severity
@@ -41,8 +47,8 @@ func (o *Options) Validate() error {
 	if o.Port < 1 || o.Port > 65535 {
 		return fmt.Errorf("--webhook-port %d: give the port the webhook Service targets, such as 9443 (0 turns the webhook off)", o.Port)
 	}
-	if o.CertDir == "" && o.GetCertificate == nil {
-		return fmt.Errorf("the webhook has no serving certificate: give --webhook-cert-dir DIR holding tls.crt and tls.key")
+	if o.CertDir == "" && o.GetCertificate == nil && o.Rotate == nil {
+		return fmt.Errorf("the webhook has no serving certificate: give --webhook-cert-dir DIR holding tls.crt and tls.key, or let the operator keep its own")
 	}
 	if o.RefuseAt < analyze.Info || o.RefuseAt > analyze.Critical {
 		return fmt.Errorf("--webhook-refuse-at: %d is no severity; use info, low, medium, high or critical", o.RefuseAt)

@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -11,14 +12,33 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"leash.dev/leash/admission/webhookcert"
 )
+
+// rotatedCert serves the Rotator's certificate: the webhook server is made
+// before the manager, the Rotator after it (it needs the manager's client),
+// and r is set before the manager starts either.
+type rotatedCert struct{ r *webhookcert.Rotator }
+
+func (c *rotatedCert) get(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if c.r == nil {
+		return nil, errors.New("the webhook's certificate is not made yet")
+	}
+	return c.r.GetCertificate(h)
+}
 
 // NewServer is the webhook server of o, for the manager's options: TLS
 // from o.GetCertificate, else from o.CertDir's tls.crt and tls.key
-// (reloaded when they change).
-func NewServer(o Options) (webhook.Server, error) {
+// (reloaded when they change), else from the Rotator Register makes (o is
+// then set to serve it).
+func NewServer(o *Options) (webhook.Server, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	if o.GetCertificate == nil && o.CertDir == "" {
+		o.rotated = &rotatedCert{}
+		o.GetCertificate = o.rotated.get
 	}
 	wo := webhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir}
 	if o.GetCertificate != nil {
@@ -50,6 +70,13 @@ func Register(mgr manager.Manager, o Options) error {
 		if _, err := mgr.GetCache().GetInformer(context.Background(), obj); err != nil {
 			return fmt.Errorf("webhook: watch %T: %w", obj, err)
 		}
+	}
+	if o.rotated != nil {
+		r, err := webhookcert.Setup(mgr, *o.Rotate)
+		if err != nil {
+			return err
+		}
+		o.rotated.r = r
 	}
 	h := &hooks{reader: mgr.GetCache(), decoder: admission.NewDecoder(mgr.GetScheme()), o: o}
 	srv := mgr.GetWebhookServer()

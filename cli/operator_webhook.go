@@ -17,6 +17,9 @@ type webhookFlags struct {
 	port                   int
 	certDir, refuseAt      string
 	nodeRole, nodeRoleOnly []string
+	// cert names the certificate the operator keeps itself, when no
+	// --webhook-cert-dir gives one.
+	cert webhookCertFlags
 }
 
 func (w *webhookFlags) register(f *pflag.FlagSet) {
@@ -25,6 +28,7 @@ func (w *webhookFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&w.refuseAt, "webhook-refuse-at", "high", "lowest `SEVERITY` of a workload finding that refuses a pod (info, low, medium, high or critical); lower ones are warnings")
 	f.StringArrayVar(&w.nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, which the webhook checks pods under the metadata profile against; repeat for each")
 	f.StringSliceVar(&w.nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
+	w.cert.register(f)
 }
 
 // apply sets o.Webhook from the flags; none when --webhook-port is 0.
@@ -43,6 +47,10 @@ func (w *webhookFlags) apply(o *operator.Options) error {
 	if err != nil {
 		return err
 	}
-	o.Webhook = &admission.Options{Port: w.port, CertDir: w.certDir, RefuseAt: sev, NodeRole: roles, NodeRoleOnly: w.nodeRoleOnly}
+	rotate, err := w.cert.options(w.port, w.certDir, o.LeaderElectionNamespace)
+	if err != nil {
+		return err
+	}
+	o.Webhook = &admission.Options{Port: w.port, CertDir: w.certDir, Rotate: rotate, RefuseAt: sev, NodeRole: roles, NodeRoleOnly: w.nodeRoleOnly}
 	return nil
 }

@@ -165,7 +165,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	var webhookServer webhook.Server
 	if o.Webhook != nil {
 		webhookCache(&cacheOpts)
-		srv, err := admission.NewServer(*o.Webhook)
+		srv, err := admission.NewServer(o.Webhook)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -69,7 +69,7 @@ func TestChartMatchesDeploy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, stderr)
 	}
-	kustomized := byKey(t, render(t, kubectlPath(t)))
+	kustomized := byKey(t, render(t, kubectlPath(t), deployDir))
 	delete(kustomized, "Namespace/"+namespace)
 	charted := byKey(t, chart)
 	for k, want := range kustomized {

@@ -67,20 +67,25 @@ var wantObjects = []string{
 	"ConfigMap/leash-config",
 	"CustomResourceDefinition/" + crdName,
 	"Deployment/leash-operator",
+	"MutatingWebhookConfiguration/leash",
 	"Namespace/leash-system",
 	"Role/leash-operator",
 	"RoleBinding/leash-operator",
 	"Service/leash-operator-metrics",
+	"Service/leash-webhook",
 	"ServiceAccount/leash",
+	"ValidatingWebhookConfiguration/leash",
 }
 
 // clusterScoped are the kinds above that have no namespace. TestApplied
 // checks this list against the API server's own discovery.
 var clusterScoped = map[string]bool{
-	"ClusterRole":              true,
-	"ClusterRoleBinding":       true,
-	"CustomResourceDefinition": true,
-	"Namespace":                true,
+	"ClusterRole":                    true,
+	"ClusterRoleBinding":             true,
+	"CustomResourceDefinition":       true,
+	"Namespace":                      true,
+	"MutatingWebhookConfiguration":   true,
+	"ValidatingWebhookConfiguration": true,
 }
 
 // kubectlPath is the kubectl built with the API server, whose built-in
@@ -102,11 +107,11 @@ func runKubectl(t *testing.T, kubectl string, args ...string) (stdout, stderr st
 	return out.String(), errOut.String()
 }
 
-// render returns the objects `kubectl kustomize deploy` renders, in order.
-func render(t *testing.T, kubectl string) []*unstructured.Unstructured {
+// render returns the objects `kubectl kustomize dir` renders, in order.
+func render(t *testing.T, kubectl, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	out, _ := runKubectl(t, kubectl, "kustomize", deployDir)
-	return decodeObjects(t, "kubectl kustomize "+deployDir, out)
+	out, _ := runKubectl(t, kubectl, "kustomize", dir)
+	return decodeObjects(t, "kubectl kustomize "+dir, out)
 }
 
 func key(u *unstructured.Unstructured) string { return u.GetKind() + "/" + u.GetName() }
@@ -138,7 +143,7 @@ func as[T any](t *testing.T, u *unstructured.Unstructured) *T {
 }
 
 func TestRendered(t *testing.T) {
-	objs := byKey(t, render(t, kubectlPath(t)))
+	objs := byKey(t, render(t, kubectlPath(t), deployDir))
 
 	t.Run("objects", func(t *testing.T) {
 		var got []string
@@ -213,6 +218,8 @@ func TestRendered(t *testing.T) {
 		}
 	})
 
+	t.Run("webhook", func(t *testing.T) { checkWebhooks(t, objs) })
+
 	t.Run("ConfigMap", func(t *testing.T) {
 		cm := as[corev1.ConfigMap](t, objs["ConfigMap/leash-config"])
 		var keys []string
@@ -267,6 +274,12 @@ func TestRendered(t *testing.T) {
 			" serviceaccounts/token create",
 			" events create patch",
 			"events.k8s.io events create patch",
+			"admissionregistration.k8s.io mutatingwebhookconfigurations get list watch",
+			"admissionregistration.k8s.io validatingwebhookconfigurations get list watch",
+			"admissionregistration.k8s.io mutatingwebhookconfigurations update patch @leash",
+			"admissionregistration.k8s.io validatingwebhookconfigurations update patch @leash",
+			" serviceaccounts get list watch",
+			"networking.k8s.io networkpolicies get list watch",
 		})
 		if cr.AggregationRule != nil {
 			t.Errorf("ClusterRole aggregates other roles: %+v", cr.AggregationRule)
@@ -275,20 +288,28 @@ func TestRendered(t *testing.T) {
 		checkRules(t, "Role", r.Rules, []string{
 			" configmaps get list watch",
 			"coordination.k8s.io leases get list watch create update patch delete",
+			" secrets create",
+			" secrets get update @leash-webhook-tls",
 		})
 	})
 }
 
-// checkRules compares rules, expanded to one (group, resource, verb) each,
-// with want: lines of "group resource verb...".
+// checkRules compares rules, expanded to one (group, resource, verb, name)
+// each, with want: lines of "group resource verb... [@name,...]", where a
+// rule without names applies to every object.
 func checkRules(t *testing.T, what string, rules []rbacv1.PolicyRule, want []string) {
 	t.Helper()
-	expand := func(groups, resources, verbs []string) []string {
+	expand := func(groups, resources, verbs, names []string) []string {
+		if len(names) == 0 {
+			names = []string{"*"}
+		}
 		var out []string
 		for _, g := range groups {
 			for _, r := range resources {
 				for _, v := range verbs {
-					out = append(out, g+"|"+r+"|"+v)
+					for _, n := range names {
+						out = append(out, g+"|"+r+"|"+v+"|"+n)
+					}
 				}
 			}
 		}
@@ -296,20 +317,24 @@ func checkRules(t *testing.T, what string, rules []rbacv1.PolicyRule, want []str
 	}
 	var got, exp []string
 	for _, r := range rules {
-		if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
-			t.Errorf("%s rule %+v names resources or URLs; the tests pin rules without them", what, r)
+		if len(r.NonResourceURLs) > 0 {
+			t.Errorf("%s rule %+v names URLs; the tests pin rules without them", what, r)
 		}
-		got = append(got, expand(r.APIGroups, r.Resources, r.Verbs)...)
+		got = append(got, expand(r.APIGroups, r.Resources, r.Verbs, r.ResourceNames)...)
 	}
 	for _, line := range want {
 		group, rest, _ := strings.Cut(line, " ")
 		f := strings.Fields(rest)
-		exp = append(exp, expand([]string{group}, f[:1], f[1:])...)
+		var names []string
+		if last := f[len(f)-1]; strings.HasPrefix(last, "@") {
+			names, f = strings.Split(last[1:], ","), f[:len(f)-1]
+		}
+		exp = append(exp, expand([]string{group}, f[:1], f[1:], names)...)
 	}
 	sort.Strings(got)
 	sort.Strings(exp)
 	if !slices.Equal(got, exp) {
-		t.Errorf("%s grants (group|resource|verb):\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(exp, "\n\t"))
+		t.Errorf("%s grants (group|resource|verb|name):\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(exp, "\n\t"))
 	}
 }
 
@@ -365,7 +390,7 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment) {
 	wantArgs := []string{
 		"--leader-elect", "--leader-election-namespace=leash-system",
 		"--config-map=leash-system/leash-config", "--root-credentials-secret=kube-system/aws-creds",
-		"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
+		"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--webhook-port=9443",
 	}
 	if !slices.Equal(c.Args, wantArgs) || len(c.Command) != 0 {
 		t.Errorf("command %q args %q; want the image's entry point with args %q", c.Command, c.Args, wantArgs)
@@ -373,7 +398,7 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment) {
 	if !slices.Contains(c.Env, corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: "true"}) {
 		t.Errorf("env %+v lacks AWS_EC2_METADATA_DISABLED=true", c.Env)
 	}
-	for name, port := range map[string]int32{"metrics": 8080, "health": 8081} {
+	for name, port := range map[string]int32{"metrics": 8080, "health": 8081, "webhook": 9443} {
 		if got := containerPort(c, intstr.FromString(name)); got != port {
 			t.Errorf("container port %s is %d; want %d", name, got, port)
 		}
@@ -497,7 +522,7 @@ func newScheme(t *testing.T) *runtime.Scheme {
 func TestApplied(t *testing.T) {
 	kubectl := kubectlPath(t)
 	t.Run("kustomize", func(t *testing.T) {
-		testApplied(t, kubectl, render(t, kubectl), [][]string{{"-k", deployDir}})
+		testApplied(t, kubectl, render(t, kubectl, deployDir), [][]string{{"-k", deployDir}})
 	})
 	t.Run("helm", func(t *testing.T) {
 		chart, stderr, err := helmTemplate(t, "--set", "image.tag=latest")
@@ -905,11 +930,11 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 		{name: "no pods list", attrs: attrs("list", "", "pods", "", "", ""),
 			call: func(ctx context.Context) error { return op.List(ctx, &corev1.PodList{}) }},
 		{name: "no events list", attrs: attrs("list", "", "events", "", crNamespace, "")},
-		{name: "no serviceaccounts get", attrs: attrs("get", "", "serviceaccounts", "", secretNamespace, "cloud-controller"),
+		// The admission webhook reads a pod's ServiceAccount (metadata).
+		{name: "serviceaccounts get", attrs: attrs("get", "", "serviceaccounts", "", secretNamespace, "cloud-controller"), allowed: true,
 			call: func(ctx context.Context) error {
 				return op.Get(ctx, types.NamespacedName{Namespace: secretNamespace, Name: "cloud-controller"}, &corev1.ServiceAccount{})
 			}},
-		{name: "no serviceaccounts list", attrs: attrs("list", "", "serviceaccounts", "", "", "")},
 		{name: "no clusterrolebindings create", attrs: attrs("create", rbacv1.GroupName, "clusterrolebindings", "", "", ""),
 			call: func(ctx context.Context) error {
 				return op.Create(ctx, &rbacv1.ClusterRoleBinding{
@@ -919,6 +944,7 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 				})
 			}},
 	}
+	cases = append(cases, webhookRBACCases(ctx, t, op, admin, attrs, secretNamespace)...)
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
