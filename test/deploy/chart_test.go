@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -135,6 +136,21 @@ func TestChartValues(t *testing.T) {
 		t.Errorf("operator container %+v; want image registry.example.com/leash:v0.3.0", c)
 	}
 
+	// Without the webhook: no configurations, no Service, no port or flag.
+	objs, stderr, err = helmTemplate(t, "--set", "webhook.enabled=false")
+	if err != nil {
+		t.Fatalf("helm template --set webhook.enabled=false: %v\n%s", err, stderr)
+	}
+	m = byKey(t, objs)
+	for _, k := range []string{"MutatingWebhookConfiguration/leash", "ValidatingWebhookConfiguration/leash", "Service/leash-webhook"} {
+		if m[k] != nil {
+			t.Errorf("webhook.enabled=false still renders %s", k)
+		}
+	}
+	if c := container(as[appsv1.Deployment](t, m["Deployment/leash-operator"]), "operator"); c == nil || slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--webhook") }) || len(c.Ports) != 2 {
+		t.Errorf("webhook.enabled=false: operator container %+v still serves the webhook", c)
+	}
+
 	for _, tt := range []struct {
 		name string
 		set  []string
@@ -145,6 +161,7 @@ func TestChartValues(t *testing.T) {
 		{"a duration that is not one", []string{"--set", "rotateAfter=30 days"}, "rotateAfter"},
 		{"a cluster name IAM refuses", []string{"--set", "clusterName=prod/eu"}, "clusterName"},
 		{"an unknown severity", []string{"--set", "refuseEscalation=severe"}, "refuseEscalation"},
+		{"an unknown webhook severity", []string{"--set", "webhook.refuseAt=never"}, "refuseAt"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, err := helmTemplate(t, tt.set...)
