@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"leash.dev/leash/operator"
 )
 
 // TestOperatorWebhookFlagsRefuseBadInput pins that a bad webhook setting
@@ -76,5 +80,37 @@ spec:
 	}
 	if out, _, code := run(t, "check", "workload", filepath.Join(dir, "missing.yaml")); code != 1 || !strings.Contains(out, "LEASH-WL-012") {
 		t.Errorf("a pod naming a missing request: exit %d\n%s", code, out)
+	}
+}
+
+// TestWebhookFlagsChooseTheCertificate pins where the webhook's serving
+// certificate comes from: the operator keeps its own (the Rotator, for the
+// Service in the operator's namespace) unless --webhook-cert-dir names
+// files, such as cert-manager's; no webhook, no certificate.
+func TestWebhookFlagsChooseTheCertificate(t *testing.T) {
+	parse := func(t *testing.T, args ...string) *operator.Options {
+		t.Helper()
+		var w webhookFlags
+		f := pflag.NewFlagSet("operator", pflag.ContinueOnError)
+		w.register(f)
+		if err := f.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		o := &operator.Options{LeaderElectionNamespace: "leash-system"}
+		if err := w.apply(o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if o := parse(t); o.Webhook != nil {
+		t.Errorf("no --webhook-port: webhook %+v, want none", o.Webhook)
+	}
+	own := parse(t, "--webhook-port", "9443", "--webhook-service", "hooks").Webhook
+	if own == nil || own.Rotate == nil || own.CertDir != "" || own.Rotate.Namespace != "leash-system" || own.Rotate.Service != "hooks" {
+		t.Errorf("--webhook-port alone: %+v; want the Rotator for Service hooks in leash-system", own)
+	}
+	files := parse(t, "--webhook-port", "9443", "--webhook-cert-dir", "/certs").Webhook
+	if files == nil || files.Rotate != nil || files.CertDir != "/certs" {
+		t.Errorf("--webhook-cert-dir: %+v; want the files and no Rotator", files)
 	}
 }
