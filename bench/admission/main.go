@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -69,6 +70,7 @@ type options struct {
 	n, concurrency int
 	target         time.Duration
 	crdDir, hooks  string
+	cpuProfile     string
 }
 
 func main() {
@@ -92,6 +94,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.target, "target", 5*time.Millisecond, "the webhook's own p99 per answer that passes")
 	fs.StringVar(&o.crdDir, "crd", "config/crd", "folder of the CredentialsRequest CRD")
 	fs.StringVar(&o.hooks, "webhooks", "deploy/webhook.yaml", "the webhook configurations to install")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the webhook, its client and leash local) to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -138,6 +141,16 @@ func run(ctx context.Context, args []string, out io.Writer) (bool, error) {
 		return false, err
 	}
 	ctrllog.SetLogger(logr.Discard())
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return false, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return false, err
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
 	dir, err := os.MkdirTemp("", "leash-bench-admission-")
 	if err != nil {
 		return false, err
