@@ -250,6 +250,45 @@ func TestAdmission(t *testing.T) {
 		}
 	})
 
+	t.Run("a real controller's pod (the AWS load balancer controller's template) naming its request is wired and checks clean", func(t *testing.T) {
+		set, err := workload.Read(filepath.Join("..", "..", "workload", "testdata", "controllers", "aws-load-balancer-controller.yaml"))
+		if err != nil || len(set.Pods) != 1 {
+			t.Fatalf("reading the load balancer controller's manifests: %v (%d pods)", err, len(set.Pods))
+		}
+		p := admissionPod("apps", "lbc", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Spec = set.Pods[0].Spec
+		cl.create(t, p)
+		got := stored(t, p)
+		wantWired(t, got, "apps", "key", "key-creds")
+		var tls *corev1.Volume
+		for i, v := range got.Spec.Volumes {
+			if v.Secret != nil && v.Secret.SecretName == "aws-load-balancer-webhook-tls" {
+				tls = &got.Spec.Volumes[i]
+			}
+		}
+		if tls == nil {
+			t.Errorf("the controller's own TLS Secret volume is gone from the stored pod: %+v", got.Spec.Volumes)
+		}
+		np := &networkingv1.NetworkPolicy{}
+		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "egress"}, np); err != nil {
+			t.Fatal(err)
+		}
+		if ids := checkWorkload(t, manifest(got, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"),
+			manifest(np, "NetworkPolicy", "networking.k8s.io/v1")); len(ids) != 0 {
+			t.Errorf("leash check workload on the stored pod: findings %v, want none", ids)
+		}
+	})
+
+	t.Run("a host-network pod under the metadata profile is refused with LEASH-WL-011 while the operator has no node role policy", func(t *testing.T) {
+		p := mountingPod("apps", "ccm", "key-creds", true)
+		p.Annotations = map[string]string{workload.ProfileAnnotation: workload.ProfileMetadata}
+		p.Spec.Containers[0].Env = p.Spec.Containers[0].Env[:1] // the profile keeps IMDS
+		err := cl.c.Create(ctx, p)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-011") || !strings.Contains(err.Error(), "--node-role-policy") || strings.Contains(err.Error(), "LEASH-WL-001") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-011 and --node-role-policy, and not LEASH-WL-001", err)
+		}
+	})
+
 	t.Run("a pod whose ServiceAccount names the request is wired the same", func(t *testing.T) {
 		p := admissionPod("apps", "by-account", nil)
 		p.Spec.ServiceAccountName = "annotated"
