@@ -233,13 +233,10 @@ func TestAdmission(t *testing.T) {
 		return got
 	}
 
-	t.Run("a pod naming a key request is stored with the volume, the mount and the variables", func(t *testing.T) {
-		p := admissionPod("apps", "named", map[string]string{workload.AnnotationCredentials: "key"})
-		cl.create(t, p)
-		got := stored(t, p)
-		wantWired(t, got, "apps", "key", "key-creds")
-		// check workload on the stored pod, its request and its
-		// NetworkPolicy finds nothing.
+	// checksClean runs leash check workload on a stored pod, its request and
+	// its namespace's NetworkPolicy, and wants no finding.
+	checksClean := func(t *testing.T, got *corev1.Pod) {
+		t.Helper()
 		np := &networkingv1.NetworkPolicy{}
 		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "egress"}, np); err != nil {
 			t.Fatal(err)
@@ -248,6 +245,14 @@ func TestAdmission(t *testing.T) {
 			manifest(np, "NetworkPolicy", "networking.k8s.io/v1")); len(ids) != 0 {
 			t.Errorf("leash check workload on the stored pod: findings %v, want none", ids)
 		}
+	}
+
+	t.Run("a pod naming a key request is stored with the volume, the mount and the variables", func(t *testing.T) {
+		p := admissionPod("apps", "named", map[string]string{workload.AnnotationCredentials: "key"})
+		cl.create(t, p)
+		got := stored(t, p)
+		wantWired(t, got, "apps", "key", "key-creds")
+		checksClean(t, got)
 	})
 
 	t.Run("a real controller's pod (the AWS load balancer controller's template) naming its request is wired and checks clean", func(t *testing.T) {
@@ -269,14 +274,7 @@ func TestAdmission(t *testing.T) {
 		if tls == nil {
 			t.Errorf("the controller's own TLS Secret volume is gone from the stored pod: %+v", got.Spec.Volumes)
 		}
-		np := &networkingv1.NetworkPolicy{}
-		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "egress"}, np); err != nil {
-			t.Fatal(err)
-		}
-		if ids := checkWorkload(t, manifest(got, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"),
-			manifest(np, "NetworkPolicy", "networking.k8s.io/v1")); len(ids) != 0 {
-			t.Errorf("leash check workload on the stored pod: findings %v, want none", ids)
-		}
+		checksClean(t, got)
 	})
 
 	t.Run("a host-network pod under the metadata profile is refused with LEASH-WL-011 while the operator has no node role policy", func(t *testing.T) {
