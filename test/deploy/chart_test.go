@@ -16,9 +16,14 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"leash.dev/leash/test/apiserver"
 )
@@ -233,4 +238,69 @@ func flatten(prefix string, v any, out map[string]string) {
 		j, _ := json.Marshal(v)
 		out[prefix] = string(j)
 	}
+}
+
+// TestHelmInstall runs README's Helm step, helm install into a new
+// namespace, against a real API server: the release installs the CRD, the
+// operator's Deployment with the webhook, and the webhook configurations,
+// and helm uninstall removes what it installed but the CRD (Helm never
+// deletes crds/, so the requests survive).
+func TestHelmInstall(t *testing.T) {
+	srv := apiserver.Start(t, apiserver.Options{Scheme: newScheme(t)})
+	kubeconfig := srv.Kubeconfig(t, "leash-installer")
+	helm := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, helmPath(t), append(args, "--kubeconfig", kubeconfig)...)
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	out := helm("install", "leash", chartDir, "--namespace", namespace, "--create-namespace")
+	t.Logf("helm install:\n%s", out)
+	if !strings.Contains(out, "kubectl create secret generic aws-creds -n kube-system") || !strings.Contains(out, "leash.dev/admission=enforce") {
+		t.Errorf("helm install's notes do not say how to give the root credentials and label namespaces:\n%s", out)
+	}
+	ctx := context.Background()
+	c, err := client.New(srv.Config, client.Options{Scheme: newScheme(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "leash-operator"}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "leash-webhook"}},
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "leash"}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "leash"}},
+		crd(),
+	} {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Errorf("after helm install, %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+	var d appsv1.Deployment
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "leash-operator"}, &d); err == nil {
+		if op := container(&d, "operator"); op == nil || op.Image != "leash:latest" || !slices.Contains(op.Args, "--webhook-port=9443") {
+			t.Errorf("installed operator container %+v; want image leash:latest (the chart's appVersion) serving the webhook", op)
+		}
+	}
+	helm("uninstall", "leash", "--namespace", namespace)
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "leash-operator"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after helm uninstall, the Deployment: %v; want it gone", err)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Name: crdName}, crd()); err != nil {
+		t.Errorf("after helm uninstall, the CRD: %v; want it kept", err)
+	}
+}
+
+// crd is the CredentialsRequest CRD's key, to read it unstructured.
+func crd() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("apiextensions.k8s.io/v1")
+	u.SetKind("CustomResourceDefinition")
+	u.SetName(crdName)
+	return u
 }
