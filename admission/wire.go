@@ -32,7 +32,7 @@ const (
 	TokenExpirationSeconds = 3600
 	// DefaultAudience is the projected token's audience when Wiring names
 	// none: the one AWS STS expects.
-	DefaultAudience = "sts.amazonaws.com"
+	DefaultAudience = workload.DefaultAudience
 )
 
 // Wiring is what the operator's settings say about a request's
@@ -156,13 +156,25 @@ func (w *wiring) secretVolume(secret string) (name, key string, err error) {
 
 // tokenVolume is the name of the pod's projected volume with a service
 // account token for audience at base(tokenPath), added when it has none.
+// A TokenVolume the pod already has for another audience (wired when the
+// operator trusted another) is kept and listed as volume/NAME, for
+// validation to judge (LEASH-WL-005); the pod's other token volumes are
+// its own business.
 func (w *wiring) tokenVolume(tokenPath, audience string) (string, error) {
 	for _, v := range w.pod.Spec.Volumes {
 		if v.Projected == nil {
 			continue
 		}
 		for _, src := range v.Projected.Sources {
-			if t := src.ServiceAccountToken; t != nil && t.Audience == audience && t.Path == path.Base(tokenPath) {
+			t := src.ServiceAccountToken
+			if t == nil || t.Path != path.Base(tokenPath) {
+				continue
+			}
+			if t.Audience == audience {
+				return v.Name, nil
+			}
+			if v.Name == TokenVolume {
+				w.kept = append(w.kept, "volume/"+v.Name)
 				return v.Name, nil
 			}
 		}

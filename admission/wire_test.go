@@ -141,6 +141,26 @@ func TestWire(t *testing.T) {
 			mounts:  []corev1.VolumeMount{{Name: "other", MountPath: CredentialsDir}},
 			env:     fullEnv,
 			kept:    []string{"app/mount:" + CredentialsDir}},
+		{name: "leash's token volume wired for another audience is kept and listed, for validation to judge",
+			pod: Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{container("app")}, Volumes: []corev1.Volume{token("old", "token")}}},
+			req: request("app", stsSpec, nil), wiring: Wiring{Mode: leashv1.ModeManual},
+			volumes: []corev1.Volume{token("old", "token"), credentialsVolume},
+			mounts:  []corev1.VolumeMount{credentialsMount, {Name: TokenVolume, MountPath: "/var/run/secrets/openshift/serviceaccount", ReadOnly: true}},
+			env:     fullEnv, kept: []string{"volume/" + TokenVolume}},
+		{name: "the pod's own token volume for another audience is left to it; leash adds its own",
+			pod: Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{container("app")}, Volumes: []corev1.Volume{func() corev1.Volume {
+				v := token("vault", "token")
+				v.Name = "vault-token"
+				return v
+			}()}}},
+			req: request("app", stsSpec, nil), wiring: Wiring{Mode: leashv1.ModeManual},
+			volumes: []corev1.Volume{func() corev1.Volume {
+				v := token("vault", "token")
+				v.Name = "vault-token"
+				return v
+			}(), credentialsVolume, token(DefaultAudience, "token")},
+			mounts: []corev1.VolumeMount{credentialsMount, {Name: TokenVolume, MountPath: "/var/run/secrets/openshift/serviceaccount", ReadOnly: true}},
+			env:    fullEnv},
 		{name: "init containers are wired as containers are",
 			pod:     Pod{Spec: corev1.PodSpec{InitContainers: []corev1.Container{container("init")}, Containers: []corev1.Container{container("app"), container("sidecar")}}},
 			req:     request("app", keySpec, nil),

@@ -62,14 +62,21 @@ func TestWireSetThenCheck(t *testing.T) {
 	}
 	tests := []struct {
 		name, manifests string
-		want            string // finding IDs after wiring
+		// wired and checked are the operator's audience and the one the
+		// check expects (empty: sts.amazonaws.com).
+		wired, checked string
+		want           string // finding IDs after wiring
 	}{
-		{"a key request named on the pod", deployment("{leash.dev/credentials: app}", ""), ""},
-		{"a key request named on the ServiceAccount only", deployment("{}", "") + sa("app"), ""},
-		{"an STS request gets the token its check asks for", deployment("{leash.dev/credentials: role}", ""), ""},
+		{"a key request named on the pod", deployment("{leash.dev/credentials: app}", ""), "", "", ""},
+		{"a key request named on the ServiceAccount only", deployment("{}", "") + sa("app"), "", "", ""},
+		{"an STS request gets the token its check asks for", deployment("{leash.dev/credentials: role}", ""), "", "", ""},
+		{"an STS request wired for the cluster's own audience checks clean against it",
+			deployment("{leash.dev/credentials: role}", ""), "sts.example.internal", "sts.example.internal", ""},
+		{"a token for another audience than the roles trust is LEASH-WL-005",
+			deployment("{leash.dev/credentials: role}", ""), "", "sts.example.internal", "LEASH-WL-005"},
 		{"a pod that sets AWS_EC2_METADATA_DISABLED=false keeps it, and check reports it",
-			deployment("{leash.dev/credentials: app}", "        env: [{name: AWS_EC2_METADATA_DISABLED, value: \"false\"}]\n"), "LEASH-WL-002"},
-		{"a missing request is not wired and is reported", deployment("{leash.dev/credentials: gone}", ""), "LEASH-WL-012"},
+			deployment("{leash.dev/credentials: app}", "        env: [{name: AWS_EC2_METADATA_DISABLED, value: \"false\"}]\n"), "", "", "LEASH-WL-002"},
+		{"a missing request is not wired and is reported", deployment("{leash.dev/credentials: gone}", ""), "", "", "LEASH-WL-012"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,9 +88,10 @@ func TestWireSetThenCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := WireSet(s, Wiring{Mode: leashv1.ModeManual}); err != nil {
+			if err := WireSet(s, Wiring{Mode: leashv1.ModeManual, Audience: tt.wired}); err != nil {
 				t.Fatal(err)
 			}
+			s.Audience = tt.checked
 			var ids []string
 			for _, f := range workload.Check(s) {
 				ids = append(ids, f.ID)

@@ -20,6 +20,7 @@ func newCheckWorkload() *cobra.Command {
 		nodeRole       []string
 		nodeRoleOnly   []string
 		nodeRoleName   string
+		audience       string
 		access         = iamAccess{getenv: os.Getenv}
 	)
 	const short = "Check that workloads consume leash's credentials without a way back to the node's role"
@@ -31,7 +32,8 @@ manifests with the CredentialsRequests and NetworkPolicies beside them, and
 reports, for every pod that AWS credentials reach (a Secret a
 CredentialsRequest writes, one AWS_SHARED_CREDENTIALS_FILE points into, one
 holding credential keys, a key taken as AWS_ACCESS_KEY_ID and the like, or a
-projected token for sts.amazonaws.com); the others are listed as skipped:
+projected token for the roles' audience, --oidc-audience, default
+sts.amazonaws.com); the others are listed as skipped:
 
   LEASH-WL-001  hostNetwork: true (the node's instance metadata is reachable)
   LEASH-WL-002  AWS_EC2_METADATA_DISABLED not "true" (a missing or empty file
@@ -39,7 +41,7 @@ projected token for sts.amazonaws.com); the others are listed as skipped:
   LEASH-WL-003  AWS_SHARED_CREDENTIALS_FILE not the mounted Secret's file
   LEASH-WL-004  a credentials Secret that no CredentialsRequest writes
   LEASH-WL-005  with STS: no projected token, a token whose audience is not
-                sts.amazonaws.com, or one mounted elsewhere than cloudTokenPath
+                --oidc-audience, or one mounted elsewhere than cloudTokenPath
   LEASH-WL-006  no egress NetworkPolicy keeping it from 169.254.169.254 and
                 fd00:ec2::254 (a host-network pod is governed by none)
   LEASH-WL-007  a credential Secret marked optional: without it the SDK
@@ -105,12 +107,12 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
-			set.NodeRole, set.NodeRoleOnly = roles, nodeRoleOnly
+			set.NodeRole, set.NodeRoleOnly, set.Audience = roles, nodeRoleOnly, audience
 			// A pod that names its request (leash.dev/credentials) is checked
 			// as admission stores it. The cluster's mode is not known here:
 			// a request with stsIAMRoleARN is STS, as in Manual mode, and
 			// leash.dev/mode on a request decides for it.
-			if err := admission.WireSet(set, admission.Wiring{}); err != nil {
+			if err := admission.WireSet(set, admission.Wiring{Audience: audience}); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			findings := workload.Check(set)
@@ -160,6 +162,7 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringArrayVar(&nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, checked for pods under the metadata profile; repeat for each")
 	f.StringVar(&nodeRoleName, "node-role", "", "IAM role `NAME` or ARN of the nodes' instance profile, whose policies to read from IAM and check for pods under the metadata profile (e.g. --node-role eks-node)")
 	access.addFlags(f, "read --node-role")
+	f.StringVar(&audience, "oidc-audience", workload.DefaultAudience, "`AUDIENCE` the roles trust in a projected service account token (the operator's --oidc-audience): STS requests' tokens must carry it")
 	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd
 }

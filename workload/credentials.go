@@ -78,9 +78,9 @@ func credentials(s *Set, p Pod) []credential {
 						out = append(out, c)
 					}
 				}
-				if t := src.ServiceAccountToken; t != nil && t.Audience == stsAudience {
+				if t := src.ServiceAccountToken; t != nil && t.Audience == s.audience() {
 					out = append(out, credential{at: at + ".serviceAccountToken", volume: v.Name,
-						what: fmt.Sprintf("projected volume %s (a service account token for %s)", v.Name, stsAudience)})
+						what: fmt.Sprintf("projected volume %s (a service account token for %s)", v.Name, t.Audience)})
 				}
 			}
 		}

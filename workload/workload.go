@@ -36,8 +36,10 @@ import (
 // imds are the instance metadata service's addresses, IPv4 and IPv6.
 var imds = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
 
-// stsAudience is the audience AWS STS expects of a projected token.
-const stsAudience = "sts.amazonaws.com"
+// DefaultAudience is the audience of a projected token that roles trust
+// unless the cluster's OIDC provider was registered with another: the one
+// AWS documents for web identity.
+const DefaultAudience = "sts.amazonaws.com"
 
 // Set is what a folder of manifests holds: the workloads' pod templates,
 // the CredentialsRequests, and the NetworkPolicies.
@@ -55,6 +57,17 @@ type Set struct {
 	// checks against NodeRoleOnly (nil: DefaultNodeRoleOnly).
 	NodeRole     []policy.Named
 	NodeRoleOnly []string
+	// Audience is the audience the roles trust in a projected token (the
+	// operator's --oidc-audience); empty means DefaultAudience.
+	Audience string
+}
+
+// audience is the audience a projected token must carry.
+func (s *Set) audience() string {
+	if s.Audience == "" {
+		return DefaultAudience
+	}
+	return s.Audience
 }
 
 // Pod is a pod template with where it came from.
@@ -240,7 +253,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	if profile {
 		// The metadata profile's checks take the place of WL-001, -002,
 		// -003, -006 and -007 (see profile.go); the token's stay.
-		return append(out, append(checkProfile(s, p, creds), checkTokens(p, creds)...)...)
+		return append(out, append(checkProfile(s, p, creds), checkTokens(s, p, creds)...)...)
 	}
 	if p.Spec.HostNetwork {
 		add("LEASH-WL-001", analyze.Critical, ".hostNetwork",
@@ -266,7 +279,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 				"set AWS_SHARED_CREDENTIALS_FILE to "+want.suggestion())
 		}
 	}
-	out = append(out, checkTokens(p, creds)...)
+	out = append(out, checkTokens(s, p, creds)...)
 	switch {
 	case p.Spec.HostNetwork:
 		add("LEASH-WL-006", analyze.Medium, ".hostNetwork",
@@ -282,7 +295,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 
 // checkTokens checks the projected token of each STS request that writes
 // one of creds, once per request.
-func checkTokens(p Pod, creds []credential) []analyze.Finding {
+func checkTokens(s *Set, p Pod, creds []credential) []analyze.Finding {
 	var out []analyze.Finding
 	seen := map[*leashv1.CredentialsRequest]bool{}
 	for _, c := range creds {
@@ -290,7 +303,7 @@ func checkTokens(p Pod, creds []credential) []analyze.Finding {
 			continue
 		}
 		seen[c.req] = true
-		out = append(out, checkToken(p, c.req)...)
+		out = append(out, checkToken(s, p, c.req)...)
 	}
 	return out
 }
@@ -361,8 +374,9 @@ func mountedCredentials(p Pod, creds []credential) map[string]credentialPaths {
 }
 
 // checkToken checks the projected service account token of an STS request:
-// its audience and where it is mounted.
-func checkToken(p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
+// its audience (the Set's) and where it is mounted.
+func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
+	audience := s.audience()
 	spec := &leashv1.AWSProviderSpec{}
 	if r.Spec.ProviderSpec == nil || yaml.Unmarshal(r.Spec.ProviderSpec.Raw, spec) != nil || spec.STSIAMRoleARN == "" {
 		return nil
@@ -396,18 +410,18 @@ func checkToken(p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
 					}
 				}
 			}
-			if t.Audience != stsAudience {
+			if t.Audience != audience {
 				out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source,
 					Path:    fmt.Sprintf("%s.volumes[%s].projected", p.Path, v.Name),
-					Message: fmt.Sprintf("the projected token's audience is %q; AWS STS accepts %q", t.Audience, stsAudience),
-					Fix:     "set audience: " + stsAudience})
+					Message: fmt.Sprintf("the projected token's audience is %q; the roles trust %q (the cluster's OIDC audience), so STS refuses the token", t.Audience, audience),
+					Fix:     "set audience: " + audience + " (or check with the audience the roles trust: --oidc-audience)"})
 			}
 		}
 	}
 	if !found {
 		out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source, Path: p.Path + ".volumes",
 			Message: fmt.Sprintf("%s/%s uses STS, but the pod mounts no projected service account token", r.Namespace, r.Name),
-			Fix:     fmt.Sprintf("add a projected volume with a serviceAccountToken (audience %s) mounted at %s", stsAudience, want)})
+			Fix:     fmt.Sprintf("add a projected volume with a serviceAccountToken (audience %s) mounted at %s", audience, want)})
 	}
 	return out
 }

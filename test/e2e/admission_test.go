@@ -55,6 +55,9 @@ func (w *warnings) all() string {
 }
 
 // admissionPod is a pod of one container; ann are its annotations.
+// ownAudience is the token audience the roles trust in TestAdmission.
+const ownAudience = "sts.example.internal"
+
 func admissionPod(ns, name string, ann map[string]string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: ann, Labels: map[string]string{"app": name}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
@@ -116,6 +119,11 @@ func wantWired(t *testing.T, p *corev1.Pod, ns, name, secret string) {
 // checkWorkload runs leash check workload on manifests and returns the IDs
 // it reports.
 func checkWorkload(t *testing.T, objs ...any) []string {
+	return checkWorkloadFor(t, workload.DefaultAudience, objs...)
+}
+
+// checkWorkloadFor is checkWorkload for roles that trust audience.
+func checkWorkloadFor(t *testing.T, audience string, objs ...any) []string {
 	t.Helper()
 	var docs []string
 	for _, o := range objs {
@@ -132,7 +140,7 @@ func checkWorkload(t *testing.T, objs ...any) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, leashBin, "check", "workload", path, "--output", "json")
+	cmd := exec.CommandContext(ctx, leashBin, "check", "workload", path, "--output", "json", "--oidc-audience", audience)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if code := exitStatus(t, cmd.Run(), "leash check workload"); code == 2 {
 		t.Fatalf("leash check workload: exit 2\n%s", errOut.String())
@@ -210,7 +218,10 @@ func TestAdmission(t *testing.T) {
 	cl.create(t, key)
 
 	wio := cl.api.Env.WebhookInstallOptions
-	o := cl.operatorOptions(operator.Config{})
+	// The roles trust an audience of the cluster's own, as when the IAM OIDC
+	// provider was registered with one: the webhook wires tokens for it and
+	// judges them against it.
+	o := cl.operatorOptions(operator.Config{Audience: ownAudience})
 	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
 	stop, _ := cl.runOperator(t, o)
 	key = cl.waitReady(t, "apps", "key")
@@ -294,7 +305,7 @@ func TestAdmission(t *testing.T) {
 		wantWired(t, stored(t, p), "apps", "key", "key-creds")
 	})
 
-	t.Run("a pod naming an STS request gets the projected token", func(t *testing.T) {
+	t.Run("a pod naming an STS request gets the projected token for the roles' audience, and is admitted", func(t *testing.T) {
 		p := admissionPod("apps", "sts", map[string]string{workload.AnnotationCredentials: "role"})
 		// A projected token needs the pod's ServiceAccount, which a
 		// cluster's ServiceAccount admission sets before webhooks run;
@@ -309,8 +320,23 @@ func TestAdmission(t *testing.T) {
 				token = v.Projected.Sources[0].ServiceAccountToken
 			}
 		}
-		if token == nil || token.Audience != "sts.amazonaws.com" || token.Path != "token" || token.ExpirationSeconds == nil || *token.ExpirationSeconds != 3600 {
-			t.Errorf("stored pod's volumes %+v: want %s, a projected token for sts.amazonaws.com at token, 3600 s", got.Spec.Volumes, admission.TokenVolume)
+		if token == nil || token.Audience != ownAudience || token.Path != "token" || token.ExpirationSeconds == nil || *token.ExpirationSeconds != 3600 {
+			t.Errorf("stored pod's volumes %+v: want %s, a projected token for %s at token, 3600 s", got.Spec.Volumes, admission.TokenVolume, ownAudience)
+		}
+		role := &leashv1.CredentialsRequest{}
+		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "role"}, role); err != nil {
+			t.Fatal(err)
+		}
+		np := &networkingv1.NetworkPolicy{}
+		if err := cl.c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "egress"}, np); err != nil {
+			t.Fatal(err)
+		}
+		objs := []any{manifest(got, "Pod", "v1"), manifest(role, "CredentialsRequest", "cloudcredential.openshift.io/v1"), manifest(np, "NetworkPolicy", "networking.k8s.io/v1")}
+		if ids := checkWorkloadFor(t, ownAudience, objs...); len(ids) != 0 {
+			t.Errorf("leash check workload --oidc-audience %s on the stored pod: %v, want none", ownAudience, ids)
+		}
+		if ids := checkWorkload(t, objs...); !contains(ids, "LEASH-WL-005") {
+			t.Errorf("leash check workload with the default audience on the stored pod: %v, want LEASH-WL-005", ids)
 		}
 		mounted := false
 		for _, m := range got.Spec.Containers[0].VolumeMounts {
