@@ -142,7 +142,8 @@ func (h *hooks) read(ctx context.Context, req admission.Request, validating bool
 	}
 	p := workload.Pod{Source: fmt.Sprintf("Pod %s/%s", ns, name), Kind: "Pod", Name: name, Namespace: ns,
 		Labels: pod.Labels, Annotations: pod.Annotations, Spec: pod.Spec, Path: "spec"}
-	s := &workload.Set{Pods: []workload.Pod{p}, NodeRole: h.o.NodeRole, NodeRoleOnly: h.o.NodeRoleOnly, Audience: h.o.Wiring.Audience}
+	s := &workload.Set{Pods: []workload.Pod{p}, NodeRole: h.o.NodeRole, NodeRoleOnly: h.o.NodeRoleOnly,
+		Audience: h.o.Wiring.Audience, Mode: h.o.Wiring.Mode}
 	var requests leashv1.CredentialsRequestList
 	if err := h.reader.List(ctx, &requests, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, p, fmt.Errorf("list CredentialsRequests: %w", err)

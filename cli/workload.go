@@ -9,6 +9,7 @@ import (
 
 	"leash.dev/leash/admission"
 	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/workload"
 )
@@ -20,7 +21,7 @@ func newCheckWorkload() *cobra.Command {
 		nodeRole       []string
 		nodeRoleOnly   []string
 		nodeRoleName   string
-		audience       string
+		audience, mode string
 		access         = iamAccess{getenv: os.Getenv}
 	)
 	const short = "Check that workloads consume leash's credentials without a way back to the node's role"
@@ -40,8 +41,9 @@ sts.amazonaws.com); the others are listed as skipped:
                 makes the AWS SDK use the node's role, silently)
   LEASH-WL-003  AWS_SHARED_CREDENTIALS_FILE not the mounted Secret's file
   LEASH-WL-004  a credentials Secret that no CredentialsRequest writes
-  LEASH-WL-005  with STS: no projected token, a token whose audience is not
-                --oidc-audience, or one mounted elsewhere than cloudTokenPath
+  LEASH-WL-005  with STS (--mode and the request's leash.dev/mode say which
+                requests are): no projected token, a token whose audience is
+                not --oidc-audience, or one mounted elsewhere than cloudTokenPath
   LEASH-WL-006  no egress NetworkPolicy keeping it from 169.254.169.254 and
                 fd00:ec2::254 (a host-network pod is governed by none)
   LEASH-WL-007  a credential Secret marked optional: without it the SDK
@@ -107,12 +109,16 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
-			set.NodeRole, set.NodeRoleOnly, set.Audience = roles, nodeRoleOnly, audience
+			switch leashv1.CredentialsMode(mode) {
+			case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
+			default:
+				return &inputerr.Error{Source: "--mode", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual or STS (the cluster's, as the operator runs)", mode)}
+			}
+			set.NodeRole, set.NodeRoleOnly, set.Audience, set.Mode = roles, nodeRoleOnly, audience, leashv1.CredentialsMode(mode)
 			// A pod that names its request (leash.dev/credentials) is checked
-			// as admission stores it. The cluster's mode is not known here:
-			// a request with stsIAMRoleARN is STS, as in Manual mode, and
-			// leash.dev/mode on a request decides for it.
-			if err := admission.WireSet(set, admission.Wiring{Audience: audience}); err != nil {
+			// as admission stores it, with the cluster's mode (--mode) and
+			// audience deciding which requests get a token.
+			if err := admission.WireSet(set, admission.Wiring{Mode: set.Mode, Audience: audience}); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			findings := workload.Check(set)
@@ -162,6 +168,7 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringArrayVar(&nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, checked for pods under the metadata profile; repeat for each")
 	f.StringVar(&nodeRoleName, "node-role", "", "IAM role `NAME` or ARN of the nodes' instance profile, whose policies to read from IAM and check for pods under the metadata profile (e.g. --node-role eks-node)")
 	access.addFlags(f, "read --node-role")
+	f.StringVar(&mode, "mode", string(leashv1.ModeManual), "the cluster's credentials `MODE` (the operator's): Mint, Passthrough, Manual or STS; with a request's leash.dev/mode it decides which requests are STS and need a projected token (in Manual, those with stsIAMRoleARN)")
 	f.StringVar(&audience, "oidc-audience", workload.DefaultAudience, "`AUDIENCE` the roles trust in a projected service account token (the operator's --oidc-audience): STS requests' tokens must carry it")
 	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd

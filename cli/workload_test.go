@@ -102,3 +102,20 @@ func TestCheckWorkloadNodeRoleInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckWorkloadClusterMode pins --mode: the examples, written for a
+// Mint cluster, pass there and need projected tokens in an STS cluster
+// (LEASH-WL-005), as the operator would give their pods a role and no key;
+// a mode that is none is refused with exit 2.
+func TestCheckWorkloadClusterMode(t *testing.T) {
+	args := []string{"check", "workload", filepath.Join("..", "examples"), "--node-role-policy", filepath.Join("..", "examples", "node-role", "ccm-node-role-policy.json")}
+	if out, stderr, code := run(t, append(args, "--mode", "Mint")...); code != 0 {
+		t.Errorf("--mode Mint: exit %d\n%s%s", code, out, stderr)
+	}
+	if out, _, code := run(t, append(args, "--mode", "STS")...); code != 1 || !strings.Contains(out, "LEASH-WL-005") {
+		t.Errorf("--mode STS: exit %d, want LEASH-WL-005\n%s", code, out)
+	}
+	if _, stderr, code := run(t, append(args, "--mode", "Mintt")...); code != 2 || !strings.Contains(stderr, "--mode") {
+		t.Errorf("--mode Mintt: exit %d %q", code, stderr)
+	}
+}

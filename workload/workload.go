@@ -30,6 +30,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/policy"
 )
 
@@ -60,6 +61,25 @@ type Set struct {
 	// Audience is the audience the roles trust in a projected token (the
 	// operator's --oidc-audience); empty means DefaultAudience.
 	Audience string
+	// Mode is the cluster's credentials mode, which decides with each
+	// request's leash.dev/mode whether it is STS and needs a token; empty
+	// means Manual, where a request with stsIAMRoleARN is STS.
+	Mode leashv1.CredentialsMode
+}
+
+// isSTS says whether the request is in STS mode, as the operator takes
+// it (reqmode): its credentials file names a role and a token, no key.
+func (s *Set) isSTS(r *leashv1.CredentialsRequest) bool {
+	spec, err := reqmode.Spec(r)
+	if err != nil {
+		return false
+	}
+	cluster := s.Mode
+	if cluster == "" {
+		cluster = leashv1.ModeManual
+	}
+	mode, err := reqmode.Of(r, spec, cluster)
+	return err == nil && mode == leashv1.ModeSTS
 }
 
 // audience is the audience a projected token must carry.
@@ -377,8 +397,7 @@ func mountedCredentials(p Pod, creds []credential) map[string]credentialPaths {
 // its audience (the Set's) and where it is mounted.
 func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
 	audience := s.audience()
-	spec := &leashv1.AWSProviderSpec{}
-	if r.Spec.ProviderSpec == nil || yaml.Unmarshal(r.Spec.ProviderSpec.Raw, spec) != nil || spec.STSIAMRoleARN == "" {
+	if !s.isSTS(r) {
 		return nil
 	}
 	want := r.Spec.CloudTokenPath

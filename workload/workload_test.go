@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	leashv1 "leash.dev/leash/api/v1"
 )
 
 func readGood(t *testing.T) string {
@@ -59,6 +61,7 @@ func TestEachFinding(t *testing.T) {
 		{"credentials file variable missing", strings.Replace(good, "        - {name: AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws-credentials/credentials}\n", "", 1), "LEASH-WL-003"},
 		{"a Secret no request writes", strings.Replace(good, "secret: {secretName: ccm-credentials}", "secret: {secretName: aws-other}", 1), "LEASH-WL-004"},
 		{"STS without a projected token", sts, "LEASH-WL-005"},
+		{"a request leash makes a role for (leash.dev/mode: STS) without a projected token", strings.Replace(good, "metadata: {name: ccm, namespace: kube-system}", "metadata: {name: ccm, namespace: kube-system, annotations: {leash.dev/mode: STS}}", 1), "LEASH-WL-005"},
 		{"STS token with the wrong audience", strings.Replace(stsGood, "audience: sts.amazonaws.com", "audience: kubernetes", 1), "LEASH-WL-005"},
 		{"STS token at another path than cloudTokenPath", strings.Replace(stsGood, "path: token}", "path: aws-token}", 1), "LEASH-WL-005"},
 		{"no egress policy", good[:strings.Index(good, "---\napiVersion: networking.k8s.io/v1")], "LEASH-WL-006"},
@@ -74,6 +77,47 @@ func TestEachFinding(t *testing.T) {
 	}
 	if ids := check(t, stsGood); len(ids) != 0 {
 		t.Errorf("the good STS manifests have findings %v", ids)
+	}
+}
+
+// TestTokenFollowsTheClusterMode pins that whether a request needs a
+// projected token is the operator's decision (reqmode): in a Mint cluster a
+// request with stsIAMRoleARN gets a key and needs none; in an STS cluster
+// every request needs one; a request's leash.dev/mode overrides both.
+func TestTokenFollowsTheClusterMode(t *testing.T) {
+	good := readGood(t)
+	withRole := strings.Replace(good, "    statementEntries:", "    stsIAMRoleARN: arn:aws:iam::111122223333:role/ccm\n    statementEntries:", 1)
+	annotated := func(m, mode string) string {
+		return strings.Replace(m, "metadata: {name: ccm, namespace: kube-system}", "metadata: {name: ccm, namespace: kube-system, annotations: {leash.dev/mode: "+mode+"}}", 1)
+	}
+	for _, tt := range []struct {
+		name, manifests string
+		cluster         leashv1.CredentialsMode
+		want            string
+	}{
+		{"a role in a Mint cluster is minted a key: no token needed", withRole, leashv1.ModeMint, ""},
+		{"a role in a Manual cluster is STS", withRole, leashv1.ModeManual, "LEASH-WL-005"},
+		{"any request in an STS cluster", good, leashv1.ModeSTS, "LEASH-WL-005"},
+		{"leash.dev/mode: Mint in an STS cluster", annotated(good, "Mint"), leashv1.ModeSTS, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.yaml")
+			if err := os.WriteFile(path, []byte(tt.manifests), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Mode = tt.cluster
+			var ids []string
+			for _, f := range Check(s) {
+				ids = append(ids, f.ID)
+			}
+			if strings.Join(ids, ",") != tt.want {
+				t.Errorf("findings %v, want %q", ids, tt.want)
+			}
+		})
 	}
 }
 
