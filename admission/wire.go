@@ -17,6 +17,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/internal/reqmode"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/workload"
 )
 
@@ -30,9 +31,6 @@ const (
 	TokenVolume = "leash-token"
 	// TokenExpirationSeconds is the projected token's lifetime.
 	TokenExpirationSeconds = 3600
-	// DefaultAudience is the projected token's audience when Wiring names
-	// none: the one AWS STS expects.
-	DefaultAudience = workload.DefaultAudience
 )
 
 // Wiring is what the operator's settings say about a request's
@@ -98,7 +96,7 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 		}
 		audience := o.Audience
 		if audience == "" {
-			audience = DefaultAudience
+			audience = oidcissuer.DefaultAudience
 		}
 		tvol, err := w.tokenVolume(tokenPath, audience)
 		if err != nil {

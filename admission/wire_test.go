@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/workload"
 )
 
@@ -76,7 +77,7 @@ func TestWire(t *testing.T) {
 		{name: "an STS request (Manual with a role) also gets the projected token at cloudTokenPath's folder, for the audience",
 			pod: Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{container("app")}}},
 			req: request("app", stsSpec, nil), wiring: Wiring{Mode: leashv1.ModeManual},
-			volumes: []corev1.Volume{credentialsVolume, token(DefaultAudience, "token")},
+			volumes: []corev1.Volume{credentialsVolume, token(oidcissuer.DefaultAudience, "token")},
 			mounts:  []corev1.VolumeMount{credentialsMount, {Name: TokenVolume, MountPath: "/var/run/secrets/openshift/serviceaccount", ReadOnly: true}},
 			env:     fullEnv},
 		{name: "an STS request's own cloudTokenPath and the operator's audience are followed",
@@ -158,7 +159,7 @@ func TestWire(t *testing.T) {
 				v := token("vault", "token")
 				v.Name = "vault-token"
 				return v
-			}(), credentialsVolume, token(DefaultAudience, "token")},
+			}(), credentialsVolume, token(oidcissuer.DefaultAudience, "token")},
 			mounts: []corev1.VolumeMount{credentialsMount, {Name: TokenVolume, MountPath: "/var/run/secrets/openshift/serviceaccount", ReadOnly: true}},
 			env:    fullEnv},
 		{name: "init containers are wired as containers are",

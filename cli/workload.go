@@ -11,6 +11,7 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/workload"
 )
 
@@ -169,7 +170,7 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringVar(&nodeRoleName, "node-role", "", "IAM role `NAME` or ARN of the nodes' instance profile, whose policies to read from IAM and check for pods under the metadata profile (e.g. --node-role eks-node)")
 	access.addFlags(f, "read --node-role")
 	f.StringVar(&mode, "mode", string(leashv1.ModeManual), "the cluster's credentials `MODE` (the operator's): Mint, Passthrough, Manual or STS; with a request's leash.dev/mode it decides which requests are STS and need a projected token (in Manual, those with stsIAMRoleARN)")
-	f.StringVar(&audience, "oidc-audience", workload.DefaultAudience, "`AUDIENCE` the roles trust in a projected service account token (the operator's --oidc-audience): STS requests' tokens must carry it")
+	f.StringVar(&audience, "oidc-audience", oidcissuer.DefaultAudience, "`AUDIENCE` the roles trust in a projected service account token (the operator's --oidc-audience): STS requests' tokens must carry it")
 	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd
 }

@@ -12,12 +12,11 @@ import (
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/policy"
-	"leash.dev/leash/workload"
 )
 
 // DefaultAudience is the audience of the service-account tokens a made
 // role trusts, and of the token the proof asks for: the one STS expects.
-const DefaultAudience = workload.DefaultAudience
+const DefaultAudience = oidcissuer.DefaultAudience
 
 // roleSessionDuration is the longest session a made role allows.
 const roleSessionDuration = time.Hour

@@ -31,16 +31,12 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/reqmode"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/policy"
 )
 
 // imds are the instance metadata service's addresses, IPv4 and IPv6.
 var imds = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
-
-// DefaultAudience is the audience of a projected token that roles trust
-// unless the cluster's OIDC provider was registered with another: the one
-// AWS documents for web identity.
-const DefaultAudience = "sts.amazonaws.com"
 
 // Set is what a folder of manifests holds: the workloads' pod templates,
 // the CredentialsRequests, and the NetworkPolicies.
@@ -59,7 +55,7 @@ type Set struct {
 	NodeRole     []policy.Named
 	NodeRoleOnly []string
 	// Audience is the audience the roles trust in a projected token (the
-	// operator's --oidc-audience); empty means DefaultAudience.
+	// operator's --oidc-audience); empty means oidcissuer.DefaultAudience.
 	Audience string
 	// Mode is the cluster's credentials mode, which decides with each
 	// request's leash.dev/mode whether it is STS and needs a token; empty
@@ -85,7 +81,7 @@ func (s *Set) isSTS(r *leashv1.CredentialsRequest) bool {
 // audience is the audience a projected token must carry.
 func (s *Set) audience() string {
 	if s.Audience == "" {
-		return DefaultAudience
+		return oidcissuer.DefaultAudience
 	}
 	return s.Audience
 }

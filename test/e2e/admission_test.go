@@ -26,6 +26,7 @@ import (
 	"leash.dev/leash/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/workload"
 )
@@ -119,7 +120,7 @@ func wantWired(t *testing.T, p *corev1.Pod, ns, name, secret string) {
 // checkWorkload runs leash check workload on manifests and returns the IDs
 // it reports.
 func checkWorkload(t *testing.T, objs ...any) []string {
-	return checkWorkloadFor(t, workload.DefaultAudience, objs...)
+	return checkWorkloadFor(t, oidcissuer.DefaultAudience, objs...)
 }
 
 // checkWorkloadFor is checkWorkload for roles that trust audience.
