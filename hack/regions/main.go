@@ -140,20 +140,11 @@ func render(version string, r regions) ([]byte, error) {
 	fmt.Fprintf(&b, "\t// Partition is the partition of leash local's ARNs.\n\tPartition = %q\n", partitionID)
 	fmt.Fprintf(&b, "\t// Pattern is the partition's Region pattern, as the SDK has it.\n\tPattern = %q\n", r.Pattern)
 	b.WriteString(")\n\n")
-	b.WriteString("// known reports whether name is one of the partition's Regions.\n")
-	b.WriteString("func known(name string) bool {\n\tswitch name {\n\tcase ")
-	for i, name := range r.Regions {
-		if i > 0 {
-			b.WriteString(",\n\t\t")
-		}
-		fmt.Fprintf(&b, "%q", name)
-	}
-	b.WriteString(":\n\t\treturn true\n\t}\n\treturn false\n}\n\n")
-	b.WriteString("// All returns the partition's Regions, sorted; known accepts exactly these.\n")
-	b.WriteString("func All() []string {\n\treturn []string{\n")
+	b.WriteString("// regions are the partition's Regions, sorted (Known searches them).\n")
+	b.WriteString("var regions = []string{\n")
 	for _, name := range r.Regions {
-		fmt.Fprintf(&b, "\t\t%q,\n", name)
+		fmt.Fprintf(&b, "\t%q,\n", name)
 	}
-	b.WriteString("\t}\n}\n")
+	b.WriteString("}\n")
 	return format.Source(b.Bytes())
 }

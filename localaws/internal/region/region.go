@@ -5,11 +5,20 @@
 // generate.go); none is typed by hand.
 package region
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 // Known reports whether name is one of the partition's Regions, spelled as
 // AWS spells it (lower case).
-func Known(name string) bool { return known(name) }
+func Known(name string) bool {
+	_, found := slices.BinarySearch(regions, name)
+	return found
+}
+
+// All returns the partition's Regions, sorted; Known accepts exactly these.
+func All() []string { return slices.Clone(regions) }
 
 // Fix says how to correct a request signed for name, an unknown Region, for
 // a message. A name of the partition's form may be a Region newer than the
