@@ -1,8 +1,6 @@
 package admission
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,11 +59,7 @@ spec:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "m.yaml")
-			if err := os.WriteFile(path, []byte(setRequests+tt.manifests), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := workload.Read(path)
+			s, err := workload.Parse("m.yaml", []byte(setRequests+tt.manifests))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,11 +44,7 @@ spec:
 
 func readManifests(t *testing.T, manifests string) *Set {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.yaml")
-	if err := os.WriteFile(path, []byte(manifests), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Read(path)
+	s, err := Parse("m.yaml", []byte(manifests))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,11 +25,7 @@ func controller(t *testing.T, file string, edits ...string) (*Set, []analyze.Fin
 		}
 		text = strings.Replace(text, edits[i], edits[i+1], 1)
 	}
-	path := filepath.Join(t.TempDir(), file)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Read(path)
+	s, err := Parse(file, []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,7 @@ func ccmNodeRole(t *testing.T) string {
 
 func readSet(t *testing.T, manifests string) (*Set, error) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.yaml")
-	if err := os.WriteFile(path, []byte(manifests), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return Read(path)
+	return Parse("m.yaml", []byte(manifests))
 }
 
 // checkWithNodeRole checks manifests with the node role's policies (none

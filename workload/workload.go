@@ -112,21 +112,38 @@ func Read(files ...string) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for doc := 1; ; doc++ {
-			raw, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: document %d: %w", f, doc, err)
-			}
-			if err := s.add(f, doc, raw); err != nil {
-				return nil, err
-			}
+		if err := s.addManifests(f, data); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// Parse reads manifests as Read reads a file of them; name says where they
+// came from, in messages and in each pod's Source.
+func Parse(name string, data []byte) (*Set, error) {
+	s := &Set{}
+	if err := s.addManifests(name, data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addManifests adds the documents of data, the manifests of file.
+func (s *Set) addManifests(file string, data []byte) error {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for doc := 1; ; doc++ {
+		raw, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", file, doc, err)
+		}
+		if err := s.add(file, doc, raw); err != nil {
+			return err
+		}
+	}
 }
 
 func (s *Set) add(file string, doc int, raw []byte) error {

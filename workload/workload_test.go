@@ -20,11 +20,7 @@ func readGood(t *testing.T) string {
 
 func check(t *testing.T, manifests string) []string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.yaml")
-	if err := os.WriteFile(path, []byte(manifests), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Read(path)
+	s, err := Parse("m.yaml", []byte(manifests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +97,7 @@ func TestTokenFollowsTheClusterMode(t *testing.T) {
 		{"leash.dev/mode: Mint in an STS cluster", annotated(good, "Mint"), leashv1.ModeSTS, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "m.yaml")
-			if err := os.WriteFile(path, []byte(tt.manifests), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := Read(path)
+			s, err := Parse("m.yaml", []byte(tt.manifests))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,20 +115,13 @@ func TestTokenFollowsTheClusterMode(t *testing.T) {
 
 func TestSuggestExcludesIMDS(t *testing.T) {
 	good := readGood(t)
-	path := filepath.Join(t.TempDir(), "m.yaml")
 	noPolicy := good[:strings.Index(good, "---\napiVersion: networking.k8s.io/v1")]
-	if err := os.WriteFile(path, []byte(noPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Read(path)
+	s, err := Parse("m.yaml", []byte(noPolicy))
 	if err != nil {
 		t.Fatal(err)
 	}
 	suggestion, err := Suggest(s.Pods[0])
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(noPolicy+"---\n"+string(suggestion)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if ids := check(t, noPolicy+"---\n"+string(suggestion)); len(ids) != 0 {
