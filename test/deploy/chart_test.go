@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +20,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"leash.dev/leash/test/apiserver"
@@ -175,32 +172,6 @@ func TestChartValues(t *testing.T) {
 			}
 		})
 	}
-}
-
-// decodeObjects decodes a stream of YAML documents, as kubectl kustomize and
-// helm template print them; what names the command in errors.
-func decodeObjects(t *testing.T, what, out string) []*unstructured.Unstructured {
-	t.Helper()
-	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		u := &unstructured.Unstructured{}
-		err := dec.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("decoding the output of %s: %v", what, err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		objs = append(objs, u)
-	}
-	if len(objs) == 0 {
-		t.Fatalf("%s rendered nothing", what)
-	}
-	return objs
 }
 
 // diffFields lists the leaves that differ between two objects, one per

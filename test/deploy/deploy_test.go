@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -112,6 +114,32 @@ func render(t *testing.T, kubectl, dir string) []*unstructured.Unstructured {
 	t.Helper()
 	out, _ := runKubectl(t, kubectl, "kustomize", dir)
 	return decodeObjects(t, "kubectl kustomize "+dir, out)
+}
+
+// decodeObjects decodes a stream of YAML documents, as kubectl kustomize and
+// helm template print them; what names the command in errors.
+func decodeObjects(t *testing.T, what, out string) []*unstructured.Unstructured {
+	t.Helper()
+	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("decoding the output of %s: %v", what, err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		objs = append(objs, u)
+	}
+	if len(objs) == 0 {
+		t.Fatalf("%s rendered nothing", what)
+	}
+	return objs
 }
 
 func key(u *unstructured.Unstructured) string { return u.GetKind() + "/" + u.GetName() }
