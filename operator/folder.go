@@ -155,7 +155,7 @@ func (f FolderCluster) Secret(_ context.Context, namespace, name string) (*corev
 }
 
 // WriteSecret implements Cluster, replacing the file atomically.
-func (f FolderCluster) WriteSecret(_ context.Context, s *corev1.Secret) error {
+func (f FolderCluster) WriteSecret(_ context.Context, s, _ *corev1.Secret) error {
 	data, err := yaml.Marshal(s)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (f FolderCluster) RequestsNaming(_ context.Context, namespace, name string)
 }
 
 // DeleteSecret implements Cluster.
-func (f FolderCluster) DeleteSecret(_ context.Context, namespace, name string) error {
+func (f FolderCluster) DeleteSecret(_ context.Context, namespace, name string, _ types.UID) error {
 	err := os.Remove(f.path(namespace, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -329,9 +329,9 @@ func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *le
 	// are until it is fixed.
 	cutoff, _ := p.revokeCutoff(cr)
 	ref := cr.Spec.SecretRef
-	secret, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	secret, err := p.writableSecret(ctx, cr)
 	if err != nil {
-		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		return err
 	}
 	var keys []iamclient.KeyInfo
 	if !fresh {
@@ -407,7 +407,7 @@ func (p *Provisioner) ensureKey(ctx context.Context, c *iamclient.Client, cr *le
 		s.Annotations[annotationPreviousKey] = current.ID
 		s.Annotations[annotationRetireAt] = formatTime(now.Add(p.cfg.RotationGrace))
 	}
-	if err := p.cluster.WriteSecret(ctx, s); err != nil {
+	if err := p.cluster.WriteSecret(ctx, s, secret); err != nil {
 		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	if rotated {
@@ -472,10 +472,11 @@ func nextWake(now, created time.Time, maxAge time.Duration, retire time.Time) ti
 
 // forgetPrevious drops the record of a previous key once it is deleted.
 func (p *Provisioner) forgetPrevious(ctx context.Context, s *corev1.Secret) error {
+	prev := s
 	s = s.DeepCopy()
 	delete(s.Annotations, annotationPreviousKey)
 	delete(s.Annotations, annotationRetireAt)
-	return p.cluster.WriteSecret(ctx, s)
+	return p.cluster.WriteSecret(ctx, s, prev)
 }
 
 // prove waits until the new key works and belongs to the user: IAM takes

@@ -47,9 +47,9 @@ func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRe
 				"; grant them to the root principal, or use Mint or Manual mode"}
 	}
 	ref := cr.Spec.SecretRef
-	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	cur, err := p.writableSecret(ctx, cr)
 	if err != nil {
-		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		return err
 	}
 	data := staticKeyData(root.Key)
 	out.Provisioned = true
@@ -58,7 +58,7 @@ func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRe
 	}
 	s := newSecret(cr, data)
 	s.Annotations[annotationRootVersion] = root.Version
-	if err := p.cluster.WriteSecret(ctx, s); err != nil {
+	if err := p.cluster.WriteSecret(ctx, s, cur); err != nil {
 		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	p.event(cr, "RootCredentialsCopied", "copied the root credentials (%s, key %s) into Secret %s/%s", rc.identity.ARN, root.Key.ID, ref.Namespace, ref.Name)
@@ -176,14 +176,14 @@ func (p *Provisioner) writeWebIdentity(ctx context.Context, cr *leashv1.Credenti
 	}
 	data := map[string][]byte{SecretKeyCredentials: []byte(credfile.WebIdentity(role, tokenPath))}
 	ref := cr.Spec.SecretRef
-	cur, err := p.cluster.Secret(ctx, ref.Namespace, ref.Name)
+	cur, err := p.writableSecret(ctx, cr)
 	if err != nil {
-		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		return err
 	}
 	if ownedBy(cur, cr) && sameData(cur.Data, data) {
 		return nil
 	}
-	if err := p.cluster.WriteSecret(ctx, newSecret(cr, data)); err != nil {
+	if err := p.cluster.WriteSecret(ctx, newSecret(cr, data), cur); err != nil {
 		return fmt.Errorf("write Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	p.event(cr, "WebIdentityWritten", "wrote the web-identity configuration for role %s into Secret %s/%s", role, ref.Namespace, ref.Name)

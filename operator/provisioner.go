@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
@@ -67,6 +68,20 @@ type Config struct {
 	// Audience is the token audience the made roles trust; empty is
 	// sts.amazonaws.com.
 	Audience string
+	// AdminNamespaces are the namespaces whose requests may name a Secret
+	// in another namespace and may be Passthrough ("*": every namespace, as
+	// for leash apply, whose user writes every file). A request elsewhere
+	// may target only its own namespace, so that leash never writes where
+	// its author could not.
+	AdminNamespaces []string
+	// SecretNamespaces, when set, are the only namespaces leash may write
+	// Secrets in (its RBAC grants no more); requests naming another are
+	// refused before any IAM call.
+	SecretNamespaces []string
+	// ReservedSecrets are the operator's own Secrets, as NAMESPACE/NAME
+	// (its root credentials, its webhook certificate): never a request's
+	// target.
+	ReservedSecrets []string
 }
 
 // Validate names the setting that is wrong and how to fix it.
@@ -104,10 +119,12 @@ type Cluster interface {
 	NamespaceExists(ctx context.Context, name string) (bool, error)
 	// Secret returns nil, nil when the Secret does not exist.
 	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
-	// WriteSecret creates or replaces a Secret.
-	WriteSecret(ctx context.Context, s *corev1.Secret) error
-	// DeleteSecret deletes a Secret; one already gone is not an error.
-	DeleteSecret(ctx context.Context, namespace, name string) error
+	// WriteSecret creates s when prev is nil, else replaces prev, the
+	// Secret as read and judged the request's, failing if it changed since.
+	WriteSecret(ctx context.Context, s, prev *corev1.Secret) error
+	// DeleteSecret deletes a Secret if it is still the one with uid; one
+	// already gone is not an error.
+	DeleteSecret(ctx context.Context, namespace, name string, uid types.UID) error
 	// RequestsNaming lists the requests whose spec.secretRef names the
 	// Secret, so that only the oldest writes it.
 	RequestsNaming(ctx context.Context, namespace, name string) ([]leashv1.CredentialsRequest, error)
@@ -266,6 +283,10 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		out.Failure = inputFailure(&inputerr.Error{Field: "spec.secretRef", Msg: "needs both namespace and name of the Secret to write"})
 		return out, nil
 	}
+	if f := p.targetRefused(cr, mode); f != nil {
+		out.Failure = f
+		return out, nil
+	}
 	if f, err := p.secretConflict(ctx, cr); err != nil || f != nil {
 		out.Failure = f
 		return out, err
@@ -278,6 +299,15 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		out.Failure = &Failure{Type: leashv1.MissingTargetNamespace, Reason: "NamespaceNotFound",
 			Message: fmt.Sprintf("namespace %s of spec.secretRef does not exist; create it, and the Secret follows", ref.Namespace)}
 		return out, nil
+	}
+	if mode != leashv1.ModeManual { // Manual reads the administrator's Secret and never writes it
+		if _, err := p.writableSecret(ctx, cr); err != nil {
+			if f := asFailure(err); errors.As(err, new(*Failure)) {
+				out.Failure = f
+				return out, nil
+			}
+			return out, err
+		}
 	}
 	var syncErr error
 	switch mode {

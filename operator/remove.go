@@ -52,7 +52,7 @@ func (p *Provisioner) Remove(ctx context.Context, cr *leashv1.CredentialsRequest
 		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	if ownedBy(s, cr) {
-		if err := p.cluster.DeleteSecret(ctx, ref.Namespace, ref.Name); err != nil {
+		if err := p.cluster.DeleteSecret(ctx, ref.Namespace, ref.Name, s.UID); err != nil {
 			return fmt.Errorf("delete Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/secretowner"
 )
 
 // Keys of a credentials Secret, as consumers of the compatible API read them.
@@ -38,10 +39,20 @@ func newSecret(cr *leashv1.CredentialsRequest, data map[string][]byte) *corev1.S
 			Labels: map[string]string{leashv1.LabelCredentialsRequest: "true", annotationManagedByKey: "leash"},
 			Annotations: map[string]string{
 				leashv1.AnnotationCredentialsRequest: cr.Namespace + "/" + cr.Name,
+				secretowner.AnnotationRequestUID:     string(cr.UID),
 			},
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: data,
+	}
+}
+
+// ownershipMarks are the annotations that tie a Secret to its request,
+// which a new Secret is created with before anything else is written.
+func ownershipMarks(ann map[string]string) map[string]string {
+	return map[string]string{
+		leashv1.AnnotationCredentialsRequest: ann[leashv1.AnnotationCredentialsRequest],
+		secretowner.AnnotationRequestUID:     ann[secretowner.AnnotationRequestUID],
 	}
 }
 
@@ -54,9 +65,10 @@ func staticKeyData(key iamclient.AccessKey) map[string][]byte {
 	}
 }
 
-// ownedBy says whether a Secret was written for this request.
+// ownedBy says whether a Secret is this request's: created for its UID,
+// or handed over to it (secretowner).
 func ownedBy(s *corev1.Secret, cr *leashv1.CredentialsRequest) bool {
-	return s != nil && s.Annotations[leashv1.AnnotationCredentialsRequest] == cr.Namespace+"/"+cr.Name
+	return secretowner.Of(s, cr) == secretowner.Owned
 }
 
 // secretKey reads the key pair a Secret holds: its aws_access_key_id and

@@ -49,19 +49,35 @@ func (k KubeCluster) Secret(ctx context.Context, namespace, name string) (*corev
 	return s, nil
 }
 
-// WriteSecret implements Cluster with server-side apply: one call creates
-// or replaces the Secret, and fields leash no longer sets (a retired key's
-// annotations) are removed.
-func (k KubeCluster) WriteSecret(ctx context.Context, s *corev1.Secret) error {
+// WriteSecret implements Cluster. A new Secret is created (never applied
+// over one someone made since it was read) holding only its ownership
+// marks; the content is then written with server-side apply, preconditioned
+// on the resourceVersion the Secret was judged at, so that fields leash no
+// longer sets (a retired key's annotations) are removed and a Secret
+// replaced in between is not written.
+func (k KubeCluster) WriteSecret(ctx context.Context, s, prev *corev1.Secret) error {
 	s = s.DeepCopy()
 	s.APIVersion, s.Kind = "v1", "Secret"
-	s.ResourceVersion, s.ManagedFields, s.UID = "", nil, ""
+	s.ManagedFields, s.UID = nil, ""
+	if prev == nil {
+		marks := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name,
+			Labels: s.Labels, Annotations: ownershipMarks(s.Annotations)}, Type: s.Type}
+		if err := k.Client.Create(ctx, marks, client.FieldOwner(fieldOwner)); err != nil {
+			return err // AlreadyExists: someone made it since; the next sync judges it
+		}
+		prev = marks
+	}
+	s.ResourceVersion = prev.ResourceVersion
 	return k.Client.Patch(ctx, s, client.Apply, client.FieldOwner(fieldOwner), client.ForceOwnership)
 }
 
-// DeleteSecret implements Cluster.
-func (k KubeCluster) DeleteSecret(ctx context.Context, namespace, name string) error {
-	err := k.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}})
+// DeleteSecret implements Cluster, with the Secret's UID as a precondition.
+func (k KubeCluster) DeleteSecret(ctx context.Context, namespace, name string, uid types.UID) error {
+	var opts []client.DeleteOption
+	if uid != "" {
+		opts = append(opts, client.Preconditions{UID: &uid})
+	}
+	err := k.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, opts...)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
