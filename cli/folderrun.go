@@ -160,6 +160,11 @@ func (t *folderTarget) newProvisioner(cfg operator.Config, root operator.RootSou
 		return iamclient.New(c)
 	}
 	cluster.Dir = t.out
+	if cfg.AdminNamespaces == nil {
+		// Whoever runs leash apply wrote every request in the folder and
+		// owns every Secret it writes: no request borrows another's rights.
+		cfg.AdminNamespaces = []string{"*"}
+	}
 	prov, err := operator.NewProvisioner(cfg, root, newIAM, cluster, events)
 	if err != nil {
 		return nil, &inputerr.Error{Msg: err.Error()}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -24,6 +25,7 @@ func newOperator() *cobra.Command {
 	var (
 		o                                       operator.Options
 		kubeconfig, mode, rootSecret, configMap string
+		adminNamespaces                         string
 		guard                                   guardrailFlags
 		webhook                                 webhookFlags
 	)
@@ -50,8 +52,14 @@ A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
 clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
-namespaceActions, refuseEscalation, escalationNamespaces) override the flags;
-the operator reads it at start.
+namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces)
+override the flags; the operator reads it at start.
+
+A request may name a Secret in its own namespace only, unless it is in one of
+the --admin-namespaces; only those may be Passthrough (it hands out the root
+key). leash writes and deletes only Secrets it created for a request, or that
+their owner handed over (annotation leash.dev/hand-over-to=NAMESPACE/NAME),
+and never its own root credentials or webhook certificate Secret.
 
 Guardrails refuse a request before any IAM call: above the --ceiling policy
 (which also becomes every minted user's permissions boundary), outside its
@@ -95,6 +103,7 @@ credential is refused when leash check workload finds it at or above
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
+			o.Config.AdminNamespaces = defaultAdminNamespaces(adminNamespaces, o.LeaderElectionNamespace)
 			if configMap != "" {
 				if err := applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
 					return err
@@ -120,7 +129,7 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces and adminNamespaces override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -128,6 +137,7 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
 	guard.register(f, &o.Config.Guardrails)
 	webhook.register(f)
+	f.StringVar(&adminNamespaces, "admin-namespaces", "", "comma-separated `NAMESPACES` whose requests may name a Secret in another namespace and may be Passthrough (default: the operator's own namespace and openshift-cloud-credential-operator); a request elsewhere may target only its own namespace")
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")
@@ -208,5 +218,22 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 		}
 		o.Config.RotateAfter = d
 	}
+	if v := cm.Data["adminNamespaces"]; v != "" {
+		o.Config.AdminNamespaces = splitList(v)
+	}
 	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
+}
+
+// defaultAdminNamespaces is --admin-namespaces, else the operator's own
+// namespace (when known) and the namespace OpenShift keeps its operators'
+// requests in.
+func defaultAdminNamespaces(flag, leaderNamespace string) []string {
+	if flag != "" {
+		return splitList(flag)
+	}
+	out := slices.Clone(operator.DefaultAdminNamespaces)
+	if ns, err := operatorNamespace(leaderNamespace, serviceAccountNamespaceFile); err == nil {
+		out = append([]string{ns}, out...)
+	}
+	return out
 }

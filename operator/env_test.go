@@ -98,6 +98,9 @@ func (e *env) provisioner(t *testing.T, cfg Config) *Provisioner {
 	if cfg.ClusterName == "" {
 		cfg.ClusterName = "unit"
 	}
+	if cfg.AdminNamespaces == nil {
+		cfg.AdminNamespaces = []string{"*"} // a folder, as leash apply has it: its user wrote every request
+	}
 	p, err := NewProvisioner(cfg, FileRoot{Path: e.local.AdminCredentialsPath()}, e.newIAM, e.cluster, e.events)
 	if err != nil {
 		t.Fatal(err)

@@ -244,6 +244,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		root = SecretRoot{Reader: rootCache, Namespace: o.RootSecret.Namespace, Name: o.RootSecret.Name}
 		sources = append(sources, source.Kind[client.Object](rootCache, &corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.PassthroughRequests)))
 	}
+	o.Config.ReservedSecrets = append(o.Config.ReservedSecrets, ownSecrets(o)...)
 	others, err := r.othersSecrets(mgr, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -265,6 +266,20 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return nil, nil, err
 	}
 	return mgr, metrics, nil
+}
+
+// ownSecrets are the Secrets the operator itself uses, as NAMESPACE/NAME:
+// its root credentials and its webhook certificate, which no request may
+// name.
+func ownSecrets(o Options) []string {
+	var own []string
+	if o.RootFile == "" {
+		own = append(own, o.RootSecret.String())
+	}
+	if o.Webhook != nil && o.Webhook.Rotate != nil {
+		own = append(own, o.Webhook.Rotate.Namespace+"/"+o.Webhook.Rotate.Secret)
+	}
+	return own
 }
 
 // runSweeps sweeps at every interval until ctx ends; a failed sweep is

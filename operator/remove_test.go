@@ -93,7 +93,7 @@ func removeLeavesOthers(t *testing.T, e *env) {
 	// The other request's Secret sits where this one's would.
 	theirs := newSecret(&leashv1.CredentialsRequest{Spec: cr.Spec}, staticKeyData(theirKey))
 	theirs.Annotations[leashv1.AnnotationCredentialsRequest] = "apps/other"
-	if err := e.cluster.WriteSecret(e.ctx, theirs); err != nil {
+	if err := e.cluster.WriteSecret(e.ctx, theirs, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.p.Remove(e.ctx, cr); err != nil {

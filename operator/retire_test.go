@@ -110,7 +110,7 @@ func retireOnManual(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.cluster.WriteSecret(e.ctx, newSecret(cr, staticKeyData(key))); err != nil {
+	if err := e.cluster.WriteSecret(e.ctx, newSecret(cr, staticKeyData(key)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.sync(t, e.p, cr); err != nil {
@@ -124,7 +124,7 @@ func retireWhenSecretGone(t *testing.T, e *env) {
 	e.ready(t, cr)
 	user := knownUser(cr)
 	withMode(cr, leashv1.ModeManual)
-	if err := e.cluster.DeleteSecret(e.ctx, cr.Spec.SecretRef.Namespace, cr.Spec.SecretRef.Name); err != nil {
+	if err := e.cluster.DeleteSecret(e.ctx, cr.Spec.SecretRef.Namespace, cr.Spec.SecretRef.Name, ""); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.sync(t, e.p, cr)

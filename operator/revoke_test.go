@@ -365,7 +365,7 @@ func revokeManualRefused(t *testing.T, e *env) {
 	}
 	cr := mintRequest(t, "reader", allow("*", "iam:ListUsers"))
 	withMode(cr, leashv1.ModeManual)
-	if err := e.cluster.WriteSecret(e.ctx, newSecret(cr, staticKeyData(key))); err != nil {
+	if err := e.cluster.WriteSecret(e.ctx, newSecret(cr, staticKeyData(key)), nil); err != nil {
 		t.Fatal(err)
 	}
 	e.ready(t, cr)
