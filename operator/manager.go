@@ -133,6 +133,7 @@ func (o Options) settings() []any {
 		"oidcIssuer", or(o.Config.OIDCIssuer, "none"),
 		"oidcAudience", or(o.Config.Audience, DefaultAudience),
 		"webhook", webhookSetting(o.Webhook),
+		"adminNamespaces", or(strings.Join(o.Config.AdminNamespaces, ","), "none"),
 	}, o.Config.Guardrails.Settings()...)
 }
 
