@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -113,10 +115,21 @@ func TestOperatorIsNobodysDeputy(t *testing.T) {
 	}
 	unchanged("while refused")
 
-	// The operator still works: its root key was not taken.
+	// The operator still works: its root key was not taken. A target
+	// namespace that does not exist is a condition and a Warning, and
+	// nothing is written until it does.
 	admin := request(t, "leash-system", "ccm", "team-b", entries)
 	cl.create(t, admin)
+	cl.create(t, request(t, "leash-system", "lost", "nowhere", entries))
 	cl.waitReady(t, "leash-system", "ccm")
+	cl.waitCondition(t, "leash-system", "lost", leashv1.MissingTargetNamespace, corev1.ConditionTrue, "NamespaceNotFound")
+	waitFor(t, 30*time.Second, "a Warning Event for the missing namespace", func() (bool, string) {
+		w := warningEvents(t, cl, "leash-system")["lost"]
+		return len(w) > 0 && w[0].Reason == "NamespaceNotFound", "no Warning NamespaceNotFound"
+	})
+	if users := cl.mintedUserNames(t); len(users) != 1 {
+		t.Errorf("minted users %v, want only the administrator's ccm", users)
+	}
 	if s := cl.secret(t, "team-b", "ccm-creds"); s == nil || len(s.Data[operator.SecretKeyID]) == 0 {
 		t.Fatal("the administrator's request in leash-system got no Secret in team-b")
 	}
@@ -181,4 +194,18 @@ func (cl *cluster) clientAs(t *testing.T, ns, name string) client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// mintedUserNames lists the users leash minted in the tests' account.
+func (cl *cluster) mintedUserNames(t *testing.T) []string {
+	t.Helper()
+	out, err := cl.admin.ListUsers(context.Background(), &iam.ListUsersInput{PathPrefix: aws.String("/leash/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, u := range out.Users {
+		names = append(names, aws.ToString(u.UserName))
+	}
+	return names
 }
