@@ -99,7 +99,7 @@ func manualRevokeMessage(ref corev1.ObjectReference, out *Outcome) string {
 	if out.Principal != "" {
 		who = out.Principal
 	}
-	if out.User != "" {
+	if out.User != "" && strings.HasSuffix(out.Principal, "/"+out.User) { // the Secret's key acts as the minted user
 		return fmt.Sprintf("%s: Manual mode: the operator no longer rotates keys; the key in Secret %s/%s is one leash minted for IAM user %s before the request switched to Manual mode: write the administrator's own key into the Secret (the operator then deletes user %s with its keys), or revoke it with `leash revoke --user %s`, then remove the annotation",
 			revokeField, ref.Namespace, ref.Name, who, out.User, who)
 	}
