@@ -18,10 +18,11 @@ import (
 //     Resource "*" where some of the actions it matches support
 //     resource-level permissions. List-level actions are left out: they
 //     are rarely scoped, so ec2:Describe* on "*" is no finding.
-//   - LEASH-LP-007 (high with permissions-management actions, medium with
-//     only write or tagging actions): write, permissions-management or
-//     tagging actions that support resource-level permissions allowed on
-//     Resource "*".
+//   - LEASH-LP-007 (high with permissions-management actions or
+//     sts:AssumeRole, medium with only write or tagging actions): write,
+//     permissions-management or tagging actions that support
+//     resource-level permissions allowed on Resource "*". sts:AssumeRole
+//     on "*" is high: see assumesAnyRole.
 //
 // A statement with a condition that can narrow the resources (a
 // service-specific key, or aws:ResourceTag/..., aws:RequestTag/...,
@@ -187,10 +188,23 @@ func formatsExample(cat *catalog.Catalog, actions []catalog.Action) string {
 	return " (such as " + strings.Join(formats, " or ") + ")"
 }
 
+// assumesAnyRole is true for sts:AssumeRole, which on Resource "*" makes
+// the principal any role whose trust policy trusts its account: a trust
+// policy naming an account (its root ARN or ID) leaves the decision to that
+// account's identity policies, so an identity policy allowing
+// sts:AssumeRole on every role is, in effect, every such role's
+// permissions, in its own account and in others (IAM User Guide, "Cross
+// account resource access in IAM":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html).
+// That is the power of a permissions-management action, and as severe.
+func assumesAnyRole(x catalog.Action) bool {
+	return strings.EqualFold(x.String(), "sts:AssumeRole")
+}
+
 // writesOnAny reports write, permissions-management and tagging actions
 // allowed on "*" that could be scoped (LP-007).
 func writesOnAny(cat *catalog.Catalog, st *policy.Statement, name, path string, covered func(string) bool) (Finding, bool) {
-	var perms, writes []catalog.Action
+	var assume, perms, writes []catalog.Action
 	seen := map[string]bool{}
 	// Actions named outright first, then those of patterns.
 	elements := slices.Clone(st.Action)
@@ -207,19 +221,25 @@ func writesOnAny(cat *catalog.Catalog, st *policy.Statement, name, path string, 
 				continue
 			}
 			seen[s] = true
-			switch x.Access {
-			case catalog.PermissionsManagement:
+			switch {
+			case assumesAnyRole(x):
+				assume = append(assume, x)
+			case x.Access == catalog.PermissionsManagement:
 				perms = append(perms, x)
-			case catalog.Write, catalog.Tagging:
+			case x.Access == catalog.Write || x.Access == catalog.Tagging:
 				writes = append(writes, x)
 			}
 		}
 	}
-	if len(perms)+len(writes) == 0 {
+	if len(assume)+len(perms)+len(writes) == 0 {
 		return Finding{}, false
 	}
 	sev := Medium
 	var parts []string
+	if len(assume) > 0 {
+		sev = High
+		parts = append(parts, "sts:AssumeRole (whoever holds it becomes every role whose trust policy trusts its account)")
+	}
 	if len(perms) > 0 {
 		sev = High
 		parts = append(parts, fmt.Sprintf("%s (%s)", count(len(perms), "permissions-management action"), listActions(perms, 10)))
@@ -232,7 +252,7 @@ func writesOnAny(cat *catalog.Catalog, st *policy.Statement, name, path string, 
 		Message: fmt.Sprintf("Resource \"*\", with no condition on the resource, allows %s on every resource, though each supports resource-level permissions",
 			strings.Join(parts, " and ")),
 		Fix: fmt.Sprintf("scope Resource to the ARNs the workload changes%s, or add a condition on aws:ResourceTag/KEY; keep \"*\" in a separate statement for actions that support nothing else",
-			formatsExample(cat, slices.Concat(perms, writes))),
+			formatsExample(cat, slices.Concat(assume, perms, writes))),
 	}, true
 }
 

@@ -33,6 +33,19 @@ func TestScopeRules(t *testing.T) {
 			id: "LEASH-LP-007", severity: Medium, path: "Statement[0].Resource", want: "1 write or tagging action (ec2:AttachVolume)"},
 		{name: "permissions management on *", doc: v12(allow(`["iam:GetRole","iam:AttachRolePolicy","iam:TagRole"]`, `["arn:aws:iam::*:role/krops-*","*"]`)),
 			id: "LEASH-LP-007", severity: High, path: "Statement[0].Resource[1]", want: "1 permissions-management action (iam:AttachRolePolicy) and 1 write or tagging action (iam:TagRole)"},
+		// A trust policy that names an account (its root ARN or ID) leaves
+		// the decision to the account's identity policies: a principal
+		// allowed sts:AssumeRole on "*" assumes every such role, in its own
+		// account and in the accounts that trust it, so it holds those
+		// roles' permissions, as a permissions-management grant would (IAM
+		// User Guide, "Cross account resource access in IAM":
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html).
+		{name: "sts:AssumeRole on * is high: the principal becomes any role that trusts its account", doc: v12(allow(`["route53:ListHostedZones","sts:AssumeRole"]`, `"*"`)),
+			id: "LEASH-LP-007", severity: High, path: "Statement[0].Resource", want: "sts:AssumeRole (whoever holds it becomes every role whose trust policy trusts its account)"},
+		{name: "sts:AssumeRole matched by a wildcard on * is high too", doc: v12(allow(`"sts:Assume*"`, `"*"`)),
+			id: "LEASH-LP-007", severity: High, path: "Statement[0].Resource", want: "sts:AssumeRole ("},
+		{name: "sts:AssumeRole on named roles is no finding", doc: v12(allow(`"sts:AssumeRole"`, `"arn:aws:iam::123456789012:role/dns-*"`)),
+			id: "LEASH-LP-007", severity: -1},
 		{name: "tagging on *", doc: v12(allow(`"ec2:CreateTags"`, `"*"`)),
 			id: "LEASH-LP-007", severity: Medium, path: "Statement[0].Resource", want: "ec2:CreateTags"},
 		{name: "write on named resources", doc: v12(allow(`"ec2:AttachVolume"`, `["arn:aws:ec2:*:*:instance/*","arn:aws:ec2:*:*:volume/*"]`)),

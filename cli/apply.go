@@ -59,6 +59,7 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 				return &inputerr.Error{Msg: "-f DIR is required: the folder of CredentialsRequest manifests (e.g. -f examples/)"}
 			}
 			cfg.Mode = leashv1.CredentialsMode(mode)
+			cfg.Guardrails.Command = "leash apply"
 			if err := guard.apply(&cfg.Guardrails); err != nil {
 				return err
 			}

@@ -335,5 +335,18 @@ func TestCredsSeedAppliesToACluster(t *testing.T) {
 		if r := credfile.Inspect(string(s.Data["credentials"])); r.KeyIDClass != credfile.ClassifyKeyID(id) || !r.Usable() {
 			t.Errorf("credentials file: %+v", r)
 		}
+		// Server-side apply keeps no copy of the object: the key is in the
+		// data only, not in kubectl.kubernetes.io/last-applied-configuration
+		// as client-side apply would leave it (deploy/README.md).
+		for k, v := range s.Annotations {
+			if strings.Contains(v, secret) {
+				t.Errorf("annotation %s of the Secret holds the secret key", k)
+			}
+		}
+		for _, f := range s.ManagedFields {
+			if f.FieldsV1 != nil && strings.Contains(string(f.FieldsV1.Raw), secret) {
+				t.Errorf("the managedFields of %s hold the secret key", f.Manager)
+			}
+		}
 	}
 }

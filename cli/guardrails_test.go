@@ -65,3 +65,44 @@ func TestGuardrailsFromConfigMap(t *testing.T) {
 		t.Errorf("a list for namespaceActions: %v, want it refused", err)
 	}
 }
+
+// TestApplyEscalationHintNamesItsFlag pins that leash apply's refusal of a
+// request with an escalation finding names what its user can set,
+// --escalation-namespaces, and not the ConfigMap of a cluster leash apply
+// does not read; and that the flag it names lets the request through.
+func TestApplyEscalationHintNamesItsFlag(t *testing.T) {
+	dir := t.TempDir()
+	const admin = `apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata:
+  name: admin
+  namespace: platform
+spec:
+  secretRef: {namespace: platform, name: admin-creds}
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: AWSProviderSpec
+    statementEntries:
+    - effect: Allow
+      action: ["*"]
+      resource: "*"
+`
+	if err := os.WriteFile(filepath.Join(dir, "admin.yaml"), []byte(admin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	out, stderr, code := run(t, "apply", "-f", dir, "--data", data, "--out", filepath.Join(t.TempDir(), "secrets"))
+	if code != 1 || !strings.Contains(out, "PrivilegeEscalation") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and PrivilegeEscalation", code, out, stderr)
+	}
+	if !strings.Contains(out, "run `leash apply` again with --escalation-namespaces platform") {
+		t.Errorf("refusal %q: want it to name leash apply's --escalation-namespaces platform", out)
+	}
+	if strings.Contains(out, "ConfigMap") || strings.Contains(out, "escalationNamespaces") {
+		t.Errorf("refusal %q names the operator's ConfigMap, which leash apply does not read", out)
+	}
+	out, stderr, code = run(t, "apply", "-f", dir, "--data", data, "--out", filepath.Join(t.TempDir(), "secrets"), "--escalation-namespaces", "platform")
+	if code != 0 || !strings.Contains(out, "Ready") {
+		t.Errorf("with the flag the hint names: exit %d, stdout %q, stderr %q; want 0 and Ready", code, out, stderr)
+	}
+}

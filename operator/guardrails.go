@@ -31,6 +31,11 @@ type Guardrails struct {
 	RefuseEscalation string
 	// EscalationNamespaces may hold requests with such findings.
 	EscalationNamespaces []string
+	// Command is the command whose flags set these guardrails, such as
+	// "leash apply", so that a refusal names the flag its user can set;
+	// empty for the operator, whose refusals send the request's author to
+	// the cluster's administrator and leash's ConfigMap.
+	Command string
 
 	ceiling  *policy.Document
 	compiled *policy.Policies
@@ -119,6 +124,16 @@ func orNone(s string) string {
 	return s
 }
 
+// widenEscalation says how the person who reads a PrivilegeEscalation
+// refusal lets namespace ns hold the finding: the flag of the command they
+// ran, or, in a cluster, the ConfigMap key the administrator sets.
+func (g *Guardrails) widenEscalation(ns string) string {
+	if g.Command != "" {
+		return fmt.Sprintf("run `%s` again with --escalation-namespaces %s (or a --refuse-escalation above the finding's severity)", g.Command, ns)
+	}
+	return "ask the cluster's administrator to add it to escalationNamespaces in leash's ConfigMap"
+}
+
 // check refuses a request above the guardrails, before any IAM call: its
 // namespace's allow-list, then the escalation gate, then the ceiling. doc
 // is the request's policy as checkRequest built it.
@@ -144,8 +159,8 @@ func (g *Guardrails) check(cr *leashv1.CredentialsRequest, doc *policy.Document)
 		}
 		if len(texts) > 0 {
 			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "PrivilegeEscalation",
-				Message: fmt.Sprintf("the request would let its holder gain more power than it asks for (%s); narrow the actions or resources named, or, if namespace %s is trusted to hold it, ask the cluster's administrator to add it to escalationNamespaces in leash's ConfigMap (checked before any IAM call)",
-					firstOf(texts), cr.Namespace)}
+				Message: fmt.Sprintf("the request would let its holder gain more power than it asks for (%s); narrow the actions or resources named, or, if namespace %s is trusted to hold it, %s (checked before any IAM call)",
+					firstOf(texts), cr.Namespace, g.widenEscalation(cr.Namespace))}
 		}
 	}
 	if g.compiled == nil {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	leashv1 "leash.dev/leash/api/v1"
 )
 
 // Metrics are the operator's Prometheus metrics.
@@ -50,19 +52,22 @@ func (m *Metrics) ObserveIAMCall(operation, code string) {
 	m.iamCalls.WithLabelValues(operation, code).Inc()
 }
 
-func (m *Metrics) observeReconcile(mode string, err error, d time.Duration) {
+// observeReconcile times a sync under the mode status.mode shows
+// (shownMode), as leash_credentials_requests labels it.
+func (m *Metrics) observeReconcile(mode leashv1.CredentialsMode, err error, d time.Duration) {
 	result := "success"
 	if err != nil {
 		result = "error"
 	}
-	m.reconcile.WithLabelValues(mode, result).Observe(d.Seconds())
+	m.reconcile.WithLabelValues(string(shownMode(mode)), result).Observe(d.Seconds())
 }
 
-// record remembers a request's state after a sync.
+// record remembers a request's state after a sync, under the mode
+// status.mode shows (shownMode): one answer for kubectl and the metrics.
 func (m *Metrics) record(key types.NamespacedName, out Outcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.state[key] = requestState{mode: string(out.Mode), condition: conditionLabel(out), keyCreated: out.KeyCreated}
+	m.state[key] = requestState{mode: string(shownMode(out.Mode)), condition: conditionLabel(out), keyCreated: out.KeyCreated}
 	m.refresh()
 }
 

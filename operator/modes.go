@@ -148,11 +148,15 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 		return &inputerr.Error{Field: "spec.providerSpec.stsIAMRoleARN",
 			Msg: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)", spec.STSIAMRoleARN)}
 	}
-	out.Principal, out.Granted = spec.STSIAMRoleARN, grantedActions(spec)
+	out.Granted = grantedActions(spec)
 	denials, err := p.roleLacks(ctx, spec.STSIAMRoleARN, requested)
 	if err != nil {
 		return err
 	}
+	// The role is the principal once IAM has shown it exists (or, with no
+	// root credentials to ask with, as written): a role that is not found
+	// is no principal.
+	out.Principal = spec.STSIAMRoleARN
 	if err := p.writeWebIdentity(ctx, cr, spec.STSIAMRoleARN); err != nil {
 		return err
 	}

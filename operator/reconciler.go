@@ -227,7 +227,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 		}
 	}
 	out, syncErr := r.Provisioner.Sync(ctx, cr)
-	r.Metrics.observeReconcile(string(out.Mode), syncErr, r.Now().Sub(start))
+	r.Metrics.observeReconcile(out.Mode, syncErr, r.Now().Sub(start))
 	r.Metrics.record(req.NamespacedName, out)
 	before := cr.Status.DeepCopy()
 	applyOutcome(cr, out, syncErr == nil, metav1.NewTime(r.Now()))

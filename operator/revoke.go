@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/internal/inputerr"
@@ -49,8 +51,11 @@ func (p *Provisioner) revokeCutoff(cr *leashv1.CredentialsRequest) (time.Time, e
 // honourRevoke honours the leash.dev/revoke annotation in the modes where the
 // operator holds nothing ensureKey retires: a role's sessions get the
 // session deny, and Passthrough and Manual requests are refused with what
-// to run instead. A bad annotation is a failure that leaves the request's
-// credentials as they are: they keep working while it is fixed.
+// to run instead. A time the status records as honoured (in Mint mode,
+// before a switch) stays honoured: what it retired is gone, and the key the
+// Secret holds now was made after it. A bad annotation is a failure that
+// leaves the request's credentials as they are: they keep working while it
+// is fixed.
 func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode, out *Outcome) error {
 	cutoff, err := p.revokeCutoff(cr)
 	if err != nil {
@@ -61,6 +66,9 @@ func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsR
 		return nil
 	}
 	ref := cr.Spec.SecretRef
+	if mode != leashv1.ModeSTS && honoured(cr, cutoff) {
+		return nil
+	}
 	switch mode {
 	case leashv1.ModeSTS:
 		role := spec.STSIAMRoleARN
@@ -76,15 +84,27 @@ func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsR
 			Message: fmt.Sprintf("%s: Passthrough mode: Secret %s/%s holds the root credentials of %s, which leash hands out but does not own, so the operator retires nothing; revoke them with `leash revoke --user %s`, put new root credentials in place (the Secret follows them), then remove the annotation",
 				revokeField, ref.Namespace, ref.Name, out.Principal, out.Principal)}
 	case leashv1.ModeManual:
-		who := "its principal"
-		if out.Principal != "" {
-			who = out.Principal
-		}
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
-			Message: fmt.Sprintf("%s: Manual mode: the operator holds no key of its own to retire; the key in Secret %s/%s is the administrator's: revoke it with `leash revoke --user %s`, write a new key into the Secret, then remove the annotation",
-				revokeField, ref.Namespace, ref.Name, who)}
+			Message: manualRevokeMessage(ref, out)}
 	}
 	return nil // Mint: ensureKey retired the keys
+}
+
+// manualRevokeMessage is what a Manual request's revocation asks of the
+// administrator, naming whose key the Secret holds: the administrator's, or
+// that of the user leash minted before the switch to Manual mode, which
+// stays only while the Secret names its key (retireMinted).
+func manualRevokeMessage(ref corev1.ObjectReference, out *Outcome) string {
+	who := "its principal"
+	if out.Principal != "" {
+		who = out.Principal
+	}
+	if out.User != "" && strings.HasSuffix(out.Principal, "/"+out.User) { // the Secret's key acts as the minted user
+		return fmt.Sprintf("%s: Manual mode: the operator no longer rotates keys; the key in Secret %s/%s is one leash minted for IAM user %s before the request switched to Manual mode: write the administrator's own key into the Secret (the operator then deletes user %s with its keys), or revoke it with `leash revoke --user %s`, then remove the annotation",
+			revokeField, ref.Namespace, ref.Name, who, out.User, who)
+	}
+	return fmt.Sprintf("%s: Manual mode: the operator holds no key of its own to retire; the key in Secret %s/%s is the administrator's: revoke it with `leash revoke --user %s`, write a new key into the Secret, then remove the annotation",
+		revokeField, ref.Namespace, ref.Name, who)
 }
 
 // revokeRole puts the session deny on the request's role, so that every

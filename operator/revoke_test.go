@@ -36,6 +36,8 @@ func TestRevokeAnnotation(t *testing.T) {
 		{"root credentials without iam:PutRolePolicy give a condition naming the permission", envOptions{}, revokeRoleWithoutPermission},
 		{"Passthrough is refused with leash revoke --user, and the root's key stays published", envOptions{}, revokePassthroughRefused},
 		{"Manual is refused: the operator holds no key", envOptions{}, revokeManualRefused},
+		{"a time honoured in Mint mode stays honoured after a switch to Manual: the request stays Ready, with no Event and no change", envOptions{}, revokeHonouredThenManual},
+		{"Manual with leash's minted key still in the Secret names the minted user, not the administrator, as the key's holder", envOptions{}, revokeManualMintedKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newEnv(t, tt.opts)) })
@@ -379,6 +381,60 @@ func revokeManualRefused(t *testing.T, e *env) {
 	}
 	if e.publishedKey(t, cr).ID != key.ID {
 		t.Error("the administrator's Secret was changed")
+	}
+}
+
+func revokeHonouredThenManual(t *testing.T, e *env) {
+	cr := mintRequest(t, "reader", allow("*", "iam:ListUsers"))
+	e.ready(t, cr)
+	e.clock.advance(time.Minute)
+	annotateRevoke(cr, formatTime(e.clock.Now()))
+	e.ready(t, cr) // retires the key and publishes a new one
+	if cr.Status.RevokedAt == nil {
+		t.Fatal("status.revokedAt unset after the revocation")
+	}
+	key := e.publishedKey(t, cr)
+	withMode(cr, leashv1.ModeManual)
+	events, status := e.events.count(), *cr.Status.DeepCopy()
+	out := e.ready(t, cr) // the Secret holds the key made after the time
+	if out.Revocation != nil || e.events.count() != events {
+		t.Errorf("the switch to Manual honoured the time again: revocation %+v, %d new Events", out.Revocation, e.events.count()-events)
+	}
+	if cr.Status.Mode != leashv1.ModeManual || !cr.Status.RevokedAt.Equal(status.RevokedAt) || cr.Status.Revocation != status.Revocation {
+		t.Errorf("status mode %s revokedAt %v revocation %q, want Manual with the Mint sync's record kept", cr.Status.Mode, cr.Status.RevokedAt, cr.Status.Revocation)
+	}
+	if e.publishedKey(t, cr).ID != key.ID {
+		t.Error("the switch to Manual changed the Secret")
+	}
+}
+
+func revokeManualMintedKey(t *testing.T, e *env) {
+	cr := mintRequest(t, "reader", allow("*", "iam:ListUsers"))
+	e.ready(t, cr)
+	user := knownUser(cr)
+	key := e.publishedKey(t, cr)
+	withMode(cr, leashv1.ModeManual)
+	e.ready(t, cr)
+	annotateRevoke(cr, formatTime(e.clock.Now()))
+	out, err := e.sync(t, e.p, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := out.Failure
+	if f == nil || f.Reason != "RevokeNotOwned" {
+		t.Fatalf("failure %+v, want RevokeNotOwned", f)
+	}
+	for _, want := range []string{"leash minted", user, "leash revoke --user " + e.userARN(user)} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("message %q: want it to name %q", f.Message, want)
+		}
+	}
+	if strings.Contains(f.Message, "administrator's:") || strings.Contains(f.Message, "holds no key") {
+		t.Errorf("message %q calls leash's minted key the administrator's", f.Message)
+	}
+	noSecretIn(t, "the failure message", f.Message, key)
+	if e.publishedKey(t, cr).ID != key.ID {
+		t.Error("a Manual sync changed the Secret")
 	}
 }
 

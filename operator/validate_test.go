@@ -182,7 +182,7 @@ func TestManualRoleMustExist(t *testing.T) {
 		return cr
 	}
 
-	t.Run("a role IAM does not have is RoleNotFound naming stsIAMRoleARN, and no Secret is written", func(t *testing.T) {
+	t.Run("a role IAM does not have is RoleNotFound naming stsIAMRoleARN, no Secret is written, and no principal is shown", func(t *testing.T) {
 		cr := role(t, "missing", "arn:aws:iam::"+e.account+":role/no-such-role")
 		out, err := e.sync(t, e.p, cr)
 		if err != nil {
@@ -196,6 +196,14 @@ func TestManualRoleMustExist(t *testing.T) {
 		}
 		if out.Provisioned || e.secret(t, cr) != nil {
 			t.Errorf("provisioned %v, Secret %v; want no Secret for a role that does not exist", out.Provisioned, e.secret(t, cr))
+		}
+		var table strings.Builder
+		if err := WriteTable(&table, []Applied{{Request: "apps/missing", Outcome: out}}); err != nil {
+			t.Fatal(err)
+		}
+		row := strings.Fields(strings.Split(table.String(), "\n")[1]) // REQUEST MODE PRINCIPAL ...
+		if out.Principal != "" || cr.Status.Principal != "" || len(row) < 3 || row[2] != "-" {
+			t.Errorf("principal %q, status.principal %q, table\n%s\nwant no principal for a role that does not exist (the PRINCIPAL column shows only one that exists)", out.Principal, cr.Status.Principal, table.String())
 		}
 	})
 	t.Run("an existing role with the permissions is Ready with its web-identity Secret", func(t *testing.T) {

@@ -111,8 +111,8 @@ func TestOperatorRefusesBeforeIAM(t *testing.T) {
 }
 
 // TestOperatorManualRoleMustExist pins that in Manual mode a request naming
-// a role IAM does not have fails with RoleNotFound and gets no Secret,
-// while one naming an existing role is Ready.
+// a role IAM does not have fails with RoleNotFound and gets no Secret and no
+// principal, while one naming an existing role is Ready.
 func TestOperatorManualRoleMustExist(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	cl.namespace(t, "apps")
@@ -134,6 +134,9 @@ func TestOperatorManualRoleMustExist(t *testing.T) {
 	}
 	if s := cl.secret(t, "apps", "missing-creds"); s != nil {
 		t.Error("a Secret was written for a role that does not exist")
+	}
+	if cr.Status.Principal != "" {
+		t.Errorf("status.principal (kubectl's PRINCIPAL column) %q, want none for a role that does not exist", cr.Status.Principal)
 	}
 	present := cl.waitReady(t, "apps", "present")
 	if present.Status.Principal != ccm || cl.secret(t, "apps", "present-creds") == nil {
