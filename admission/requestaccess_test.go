@@ -30,7 +30,9 @@ func TestRequestAccess(t *testing.T) {
 		"delete secrets app-credentials in namespace apps",
 		"get secrets app-credentials in namespace apps",
 	}
-	mode := func(m leashv1.CredentialsMode) map[string]string { return map[string]string{reqmode.Annotation: string(m)} }
+	mode := func(m leashv1.CredentialsMode) map[string]string {
+		return map[string]string{reqmode.Annotation: string(m)}
+	}
 	withSAs := func(cr *leashv1.CredentialsRequest) *leashv1.CredentialsRequest {
 		cr.Spec.ServiceAccountNames = []string{"app", "worker"}
 		return cr

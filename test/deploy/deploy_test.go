@@ -308,6 +308,7 @@ func TestRendered(t *testing.T) {
 			"admissionregistration.k8s.io validatingwebhookconfigurations update patch @leash",
 			" serviceaccounts get list watch",
 			"networking.k8s.io networkpolicies get list watch",
+			"authorization.k8s.io subjectaccessreviews create",
 		})
 		if cr.AggregationRule != nil {
 			t.Errorf("ClusterRole aggregates other roles: %+v", cr.AggregationRule)
