@@ -71,15 +71,9 @@ func RequestAccess(cr *leashv1.CredentialsRequest, rc RequestContext) []Access {
 	secret := func(verb, name, why string) Access {
 		return Access{ResourceAttributes: authorizationv1.ResourceAttributes{Verb: verb, Resource: "secrets", Namespace: ref.Namespace, Name: name}, Why: why}
 	}
-	spec, err := reqmode.Spec(cr)
-	if errors.Is(err, reqmode.ErrNotAWS) {
+	mode, spec, aws := requestMode(cr, rc.Mode)
+	if !aws {
 		return nil
-	}
-	mode := leashv1.CredentialsMode("")
-	if err == nil {
-		if m, merr := reqmode.Of(cr, spec, rc.Mode); merr == nil {
-			mode = m
-		}
 	}
 	if mode == leashv1.ModeManual {
 		return []Access{secret("get", ref.Name, "leash reads spec.secretRef and reports its key's principal")}
@@ -104,6 +98,23 @@ func RequestAccess(cr *leashv1.CredentialsRequest, rc RequestContext) []Access {
 		}
 	}
 	return out
+}
+
+// requestMode is the request's effective mode, as the operator reads it:
+// "" when its providerSpec or mode annotation is invalid (the operator
+// refuses it with a condition); aws is false for another cloud's request.
+func requestMode(cr *leashv1.CredentialsRequest, cluster leashv1.CredentialsMode) (mode leashv1.CredentialsMode, spec *leashv1.AWSProviderSpec, aws bool) {
+	spec, err := reqmode.Spec(cr)
+	if errors.Is(err, reqmode.ErrNotAWS) {
+		return "", nil, false
+	}
+	if err != nil {
+		return "", nil, true
+	}
+	if m, err := reqmode.Of(cr, spec, cluster); err == nil {
+		mode = m
+	}
+	return mode, spec, true
 }
 
 // Refusal words the accesses user lacks as the webhook's denial: each

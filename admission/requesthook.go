@@ -125,7 +125,9 @@ func (h *requestHook) refusals(ctx context.Context, req admission.Request, cr *l
 	if len(missing) > 0 {
 		reasons = append(reasons, Refusal(req.UserInfo.Username, missing))
 	}
-	if ref.Name != "" && ref.Namespace != "" {
+	// Manual reads the administrator's Secret and never writes it: that it
+	// is not leash's is expected.
+	if mode, _, _ := requestMode(cr, h.o.Mode); mode != leashv1.ModeManual && ref.Name != "" && ref.Namespace != "" {
 		s := &corev1.Secret{}
 		switch err := h.reader.Get(ctx, ref, s); {
 		case err == nil:
