@@ -922,6 +922,13 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 				return op.Update(ctx, &l)
 			}},
 
+		// ClusterRole: the CredentialsRequest webhook asks about the request's author.
+		{name: "subjectaccessreviews create", attrs: attrs("create", "authorization.k8s.io", "subjectaccessreviews", "", "", ""), allowed: true,
+			call: func(ctx context.Context) error {
+				return op.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "system:serviceaccount:team-a:deployer",
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "kube-system"}}})
+			}},
+
 		// No more than that.
 		{name: "no credentialsrequests delete", attrs: attrs("delete", group, "credentialsrequests", "", crNamespace, cr.Name),
 			call: func(ctx context.Context) error { return op.Delete(ctx, cr.DeepCopy()) }},
