@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"leash.dev/leash/admission"
@@ -179,14 +180,23 @@ func TestRequestAdmission(t *testing.T) {
 	if len(ready.Finalizers) == 0 {
 		t.Errorf("the provisioned request has no finalizer: the operator's update did not pass")
 	}
-	retarget := ready.DeepCopy()
-	retarget.Spec.SecretRef = corev1.ObjectReference{Namespace: root.Namespace, Name: root.Name}
-	if err := team.Update(ctx, retarget); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may not create secrets in namespace kube-system") {
+	// update changes the team's request as its author, read afresh: the
+	// operator writes its status meanwhile.
+	update := func(change func(cr *leashv1.CredentialsRequest)) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cr := &leashv1.CredentialsRequest{}
+			if err := team.Get(ctx, client.ObjectKeyFromObject(ready), cr); err != nil {
+				return err
+			}
+			change(cr)
+			return team.Update(ctx, cr)
+		})
+	}
+	err = update(func(cr *leashv1.CredentialsRequest) { cr.Spec.SecretRef = corev1.ObjectReference{Namespace: root.Namespace, Name: root.Name} })
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may not create secrets in namespace kube-system") {
 		t.Errorf("retargeting the request to %s: %v; want refused", root, err)
 	}
-	labelled := ready.DeepCopy()
-	labelled.Labels = map[string]string{"team": "a"}
-	if err := team.Update(ctx, labelled); err != nil {
+	if err := update(func(cr *leashv1.CredentialsRequest) { cr.Labels = map[string]string{"team": "a"} }); err != nil {
 		t.Errorf("labelling the request: %v", err)
 	}
 
