@@ -192,7 +192,9 @@ func TestRequestAdmission(t *testing.T) {
 			return team.Update(ctx, cr)
 		})
 	}
-	err = update(func(cr *leashv1.CredentialsRequest) { cr.Spec.SecretRef = corev1.ObjectReference{Namespace: root.Namespace, Name: root.Name} })
+	err = update(func(cr *leashv1.CredentialsRequest) {
+		cr.Spec.SecretRef = corev1.ObjectReference{Namespace: root.Namespace, Name: root.Name}
+	})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may not create secrets in namespace kube-system") {
 		t.Errorf("retargeting the request to %s: %v; want refused", root, err)
 	}
