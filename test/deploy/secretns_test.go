@@ -15,6 +15,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,8 +35,13 @@ func TestChartSecretNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, stderr)
 	}
-	m := byKey(t, objs)
-	cr := as[rbacv1.ClusterRole](t, m["ClusterRole/leash-operator"])
+	// The Roles share a name across namespaces, so the render is indexed
+	// by namespace too.
+	m := map[string]*unstructured.Unstructured{}
+	for _, u := range objs {
+		m[u.GetNamespace()+"/"+key(u)] = u
+	}
+	cr := as[rbacv1.ClusterRole](t, m["/ClusterRole/leash-operator"])
 	for _, r := range cr.Rules {
 		if slices.Contains(r.Resources, "secrets") || slices.Contains(r.Resources, "*") {
 			t.Errorf("ClusterRole grants %+v; want no cluster-wide Secret rights", r)
@@ -53,7 +59,7 @@ func TestChartSecretNamespaces(t *testing.T) {
 	}
 	checkRules(t, "Role kube-system/leash-operator-root-credentials", roles["kube-system/leash-operator-root-credentials"],
 		[]string{" secrets get list watch @aws-creds"})
-	if c := container(as[appsv1.Deployment](t, m["Deployment/leash-operator"]), "operator"); c == nil || !slices.Contains(c.Args, "--secret-namespaces=team-a,team-b") {
+	if c := container(as[appsv1.Deployment](t, m[namespace+"/Deployment/leash-operator"]), "operator"); c == nil || !slices.Contains(c.Args, "--secret-namespaces=team-a,team-b") {
 		t.Errorf("operator container %+v; want --secret-namespaces=team-a,team-b", c)
 	}
 
