@@ -76,7 +76,7 @@ func TestOperatorSecretNamespaces(t *testing.T) {
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{root.Name}, Verbs: []string{"get", "list", "watch"}}}},
 	} {
 		cl.create(t, r)
-		cl.create(t, &rbacv1.RoleBinding{ObjectMeta: r.ObjectMeta,
+		cl.create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name}, Subjects: subject})
 	}
 

@@ -153,6 +153,9 @@ func TestRequestAdmission(t *testing.T) {
 				if !apierrors.IsForbidden(err) {
 					t.Fatalf("dry run %v: %v; want the webhook to refuse it", dry, err)
 				}
+				if !dry {
+					t.Logf("refused: %v", err)
+				}
 				for _, w := range tt.want {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("dry run %v: refusal %q\nlacks %q", dry, err, w)
