@@ -37,6 +37,10 @@ type Options struct {
 	NodeRoleOnly []string
 	// Wiring is the operator's mode and token audience.
 	Wiring Wiring
+	// Requests is what the CredentialsRequest webhook judges requests by:
+	// the operator's mode and root Secret, its own Secrets and the
+	// namespaces it writes Secrets in.
+	Requests Requests
 	// Observe, when set, receives how long each answer took, by path (the
 	// admission benchmark's own figure).
 	Observe func(path string, d time.Duration)

@@ -59,9 +59,10 @@ func serviceAccountMetadata() *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}}
 }
 
-// Register serves the mutating and validating webhooks on the manager's
-// webhook server (from NewServer), starts the informers they read before
-// the first request, and makes readiness wait for the server.
+// Register serves the mutating and validating webhooks for pods and the
+// validating webhook for CredentialsRequests on the manager's webhook
+// server (from NewServer), starts the informers they read before the first
+// request, and makes readiness wait for the server.
 func Register(mgr manager.Manager, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -83,5 +84,7 @@ func Register(mgr manager.Manager, o Options) error {
 	srv.Register(PathMutate, &webhook.Admission{Handler: admission.HandlerFunc(h.mutate)})
 	srv.Register(PathValidate, &webhook.Admission{Handler: h.validate(false)})
 	srv.Register(PathValidateWarn, &webhook.Admission{Handler: h.validate(true)})
+	rh := &requestHook{client: mgr.GetClient(), reader: mgr.GetAPIReader(), decoder: h.decoder, o: o.Requests, observe: o.Observe}
+	srv.Register(PathRequest, &webhook.Admission{Handler: admission.HandlerFunc(rh.handle)})
 	return mgr.AddReadyzCheck("webhook", srv.StartedChecker())
 }

@@ -52,8 +52,8 @@ A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
 clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
-namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces)
-override the flags; the operator reads it at start.
+namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces,
+secretNamespaces) override the flags; the operator reads it at start.
 
 A request may name a Secret in its own namespace only, unless it is in one of
 the --admin-namespaces; only those may be Passthrough (it hands out the root
@@ -129,7 +129,7 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces and adminNamespaces override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces and secretNamespaces override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -139,6 +139,7 @@ credential is refused when leash check workload finds it at or above
 	webhook.register(f)
 	f.StringVar(&adminNamespaces, "admin-namespaces", "", "comma-separated `NAMESPACES` whose requests may name a Secret in another namespace and may be Passthrough (default: the operator's own namespace and openshift-cloud-credential-operator); a request elsewhere may target only its own namespace")
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
+	f.StringSliceVar(&o.Config.SecretNamespaces, "secret-namespaces", nil, "write and watch Secrets only in these `NAMESPACES` (comma-separated), where Roles grant the operator Secret rights; a request naming a Secret elsewhere is refused (default: every namespace, with a ClusterRole)")
 	f.IntVar(&o.Workers, "workers", 8, "requests reconciled at once")
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")
 	f.DurationVar(&o.SweepInterval, "sweep-interval", 10*time.Minute, "how often users minted for deleted requests are looked for")
@@ -220,6 +221,9 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	}
 	if v := cm.Data["adminNamespaces"]; v != "" {
 		o.Config.AdminNamespaces = splitList(v)
+	}
+	if v := cm.Data["secretNamespaces"]; v != "" {
+		o.Config.SecretNamespaces = splitList(v)
 	}
 	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
 }

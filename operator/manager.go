@@ -155,14 +155,18 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	scheme := Scheme()
 	ours := labels.SelectorFromSet(labels.Set{leashv1.LabelCredentialsRequest: "true"})
 	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		// Only the Secrets leash wrote: a cluster's other Secrets are none of
-		// its business and would cost memory.
-		&corev1.Secret{}: {Label: ours},
+		// Only the Secrets leash wrote, in the namespaces it writes them in:
+		// a cluster's other Secrets are none of its business and would cost
+		// memory.
+		&corev1.Secret{}: {Label: ours, Namespaces: secretNamespaces(o.Config.SecretNamespaces)},
 	}, DefaultTransform: trimForCache}
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
-		cacheOpts.ByObject[&corev1.Secret{}] = cache.ByObject{Label: ours, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
 	}
+	if o.RootFile == "" && o.RootSecret.Name == "" {
+		o.RootSecret = types.NamespacedName{Namespace: "kube-system", Name: "aws-creds"}
+	}
+	o.Config.ReservedSecrets = append(o.Config.ReservedSecrets, ownSecrets(o)...)
 	var webhookServer webhook.Server
 	if o.Webhook != nil {
 		webhookCache(&cacheOpts)
@@ -228,10 +232,9 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	if o.RootFile != "" {
 		root = FileRoot{Path: o.RootFile}
 	} else {
-		if o.RootSecret.Name == "" {
-			o.RootSecret = types.NamespacedName{Namespace: "kube-system", Name: "aws-creds"}
-		}
-		// The root Secret has its own cache, holding that one Secret.
+		// The root Secret has its own cache, holding that one Secret: the
+		// operator lists and watches it by name, which a Role limited to
+		// that name allows.
 		rootCache, err := cache.New(cfg, cache.Options{Scheme: scheme, Mapper: mgr.GetRESTMapper(),
 			DefaultNamespaces: map[string]cache.Config{o.RootSecret.Namespace: {}},
 			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {
@@ -245,8 +248,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		root = SecretRoot{Reader: rootCache, Namespace: o.RootSecret.Namespace, Name: o.RootSecret.Name}
 		sources = append(sources, source.Kind[client.Object](rootCache, &corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.PassthroughRequests)))
 	}
-	o.Config.ReservedSecrets = append(o.Config.ReservedSecrets, ownSecrets(o)...)
-	others, err := r.othersSecrets(mgr, cfg)
+	others, err := r.othersSecrets(mgr, cfg, o.Config.SecretNamespaces)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,6 +283,20 @@ func ownSecrets(o Options) []string {
 		own = append(own, o.Webhook.Rotate.Namespace+"/"+o.Webhook.Rotate.Secret)
 	}
 	return own
+}
+
+// secretNamespaces are the namespaces a Secret cache holds: every one
+// (cache.AllNamespaces, which needs a ClusterRole) unless the operator's
+// Secret rights are Roles in listed namespaces.
+func secretNamespaces(listed []string) map[string]cache.Config {
+	if len(listed) == 0 {
+		return map[string]cache.Config{cache.AllNamespaces: {}}
+	}
+	out := make(map[string]cache.Config, len(listed))
+	for _, ns := range listed {
+		out[ns] = cache.Config{}
+	}
+	return out
 }
 
 // runSweeps sweeps at every interval until ctx ends; a failed sweep is

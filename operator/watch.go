@@ -22,9 +22,14 @@ import (
 // is created, changed or deleted, so that a fixed Secret is seen at once
 // rather than at the next recheck. Its cache holds only each Secret's
 // namespace, name and version, never data: it costs little memory however
-// many Secrets the cluster has.
-func (r *Reconciler) othersSecrets(mgr manager.Manager, cfg *rest.Config) (source.SyncingSource, error) {
-	c, err := cache.New(cfg, cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultTransform: secretStub})
+// many Secrets the cluster has. It watches only listed, the operator's
+// Secret namespaces, when they are set: there its Roles allow it.
+func (r *Reconciler) othersSecrets(mgr manager.Manager, cfg *rest.Config, listed []string) (source.SyncingSource, error) {
+	co := cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultTransform: secretStub}
+	if len(listed) > 0 {
+		co.DefaultNamespaces = secretNamespaces(listed)
+	}
+	c, err := cache.New(cfg, co)
 	if err != nil {
 		return nil, err
 	}

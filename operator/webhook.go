@@ -21,12 +21,20 @@ func webhookCache(opts *cache.Options) {
 
 // registerWebhook serves the admission webhook on the manager: it wires
 // pods with the operator's mode and token audience, so that a pod mounts
-// the token its request's mode needs.
+// the token its request's mode needs, and judges CredentialsRequests by
+// the same mode, the root Secret (o.RootSecret, set by NewManager; none
+// with a root file), the operator's own Secrets and its Secret namespaces,
+// as the reconciler does.
 func registerWebhook(mgr manager.Manager, o Options) error {
 	w := *o.Webhook
 	w.Wiring = admission.Wiring{Mode: o.Config.Mode, Audience: o.Config.Audience}
 	if w.Wiring.Audience == "" {
 		w.Wiring.Audience = DefaultAudience
+	}
+	w.Requests = admission.Requests{RequestContext: admission.RequestContext{Mode: o.Config.Mode},
+		Reserved: o.Config.ReservedSecrets, SecretNamespaces: o.Config.SecretNamespaces}
+	if o.RootFile == "" {
+		w.Requests.RootSecret = o.RootSecret
 	}
 	return admission.Register(mgr, w)
 }

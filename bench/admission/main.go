@@ -253,8 +253,16 @@ func setUp(ctx context.Context, c client.Client) error {
 	cr := &leashv1.CredentialsRequest{ObjectMeta: metav1.ObjectMeta{Namespace: wired, Name: "app"},
 		Spec: leashv1.CredentialsRequestSpec{SecretRef: corev1.ObjectReference{Namespace: wired, Name: "app-credentials"},
 			ProviderSpec: rawExtension(spec)}}
-	if err := c.Create(ctx, cr); err != nil {
-		return err
+	// The CredentialsRequest webhook fails closed: the request is admitted
+	// once the operator's webhook server answers.
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		err := c.Create(ctx, cr)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "failed calling webhook") || time.Since(start) > time.Minute {
+			return err
+		}
 	}
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -308,6 +309,7 @@ func TestRendered(t *testing.T) {
 			"admissionregistration.k8s.io validatingwebhookconfigurations update patch @leash",
 			" serviceaccounts get list watch",
 			"networking.k8s.io networkpolicies get list watch",
+			"authorization.k8s.io subjectaccessreviews create",
 		})
 		if cr.AggregationRule != nil {
 			t.Errorf("ClusterRole aggregates other roles: %+v", cr.AggregationRule)
@@ -723,11 +725,50 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 	}
 	elsewhere := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "not-leash"}}
 	workloadSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: secretNamespace, Name: "cloud-controller"}}
-	for _, o := range []client.Object{cr, rootCreds, elsewhere, workloadSA} {
+	// No operator answers the webhooks here, and the CredentialsRequest
+	// webhook fails closed: not even an administrator creates a request.
+	// The fixture is created with it set to Ignore, then Fail again, so
+	// that the finalizer update below passes only because the webhook is
+	// not called for it (its matchConditions).
+	failClosed := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), `failed calling webhook "credentialsrequests.leash.dev"`) {
+			t.Errorf("%s while the webhook is down: %v; want refused, failing closed", what, err)
+		}
+	}
+	failClosed("creating a CredentialsRequest", admin.Create(ctx, cr.DeepCopy()))
+	// The API server takes a moment to see a changed configuration.
+	eventually := func(what string, try func() error, done func(error) bool) {
+		t.Helper()
+		var err error
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if err = try(); done(err) {
+				return
+			}
+		}
+		t.Fatalf("%s: %v", what, err)
+	}
+	requestWebhookPolicy(ctx, t, admin, admissionregistrationv1.Ignore)
+	eventually("creating the CredentialsRequest with the webhook ignored", func() error { return admin.Create(ctx, cr) },
+		func(err error) bool { return err == nil })
+	for _, o := range []client.Object{rootCreds, elsewhere, workloadSA} {
 		if err := admin.Create(ctx, o); err != nil {
 			t.Fatalf("creating %T %s: %v", o, o.GetName(), err)
 		}
 	}
+	requestWebhookPolicy(ctx, t, admin, admissionregistrationv1.Fail)
+	retarget := func() error {
+		var got leashv1.CredentialsRequest
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(cr), &got); err != nil {
+			return err
+		}
+		got.Spec.SecretRef.Name += "-x" // a new spec each try, until one is refused
+		return admin.Update(ctx, &got)
+	}
+	eventually("retargeting the CredentialsRequest with the webhook failing closed", retarget,
+		func(err error) bool {
+			return err != nil && strings.Contains(err.Error(), `failed calling webhook "credentialsrequests.leash.dev"`)
+		})
 
 	// The operator's identity, as the API server sees a pod of the
 	// Deployment: the ServiceAccount's user, with its groups.
@@ -921,6 +962,13 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 				return op.Update(ctx, &l)
 			}},
 
+		// ClusterRole: the CredentialsRequest webhook asks about the request's author.
+		{name: "subjectaccessreviews create", attrs: attrs("create", "authorization.k8s.io", "subjectaccessreviews", "", "", ""), allowed: true,
+			call: func(ctx context.Context) error {
+				return op.Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "system:serviceaccount:team-a:deployer",
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "kube-system"}}})
+			}},
+
 		// No more than that.
 		{name: "no credentialsrequests delete", attrs: attrs("delete", group, "credentialsrequests", "", crNamespace, cr.Name),
 			call: func(ctx context.Context) error { return op.Delete(ctx, cr.DeepCopy()) }},
@@ -1000,3 +1048,25 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// requestWebhookPolicy sets the failurePolicy of the installed
+// CredentialsRequest webhook.
+func requestWebhookPolicy(ctx context.Context, t *testing.T, c client.Client, p admissionregistrationv1.FailurePolicyType) {
+	t.Helper()
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := c.Get(ctx, types.NamespacedName{Name: "leash"}, v); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i := range v.Webhooks {
+		if v.Webhooks[i].Name == requestWebhook {
+			v.Webhooks[i].FailurePolicy, found = &p, true
+		}
+	}
+	if !found {
+		t.Fatalf("the installed ValidatingWebhookConfiguration has no %s", requestWebhook)
+	}
+	if err := c.Update(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+}

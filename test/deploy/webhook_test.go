@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"leash.dev/leash/admission"
 )
 
 const (
@@ -101,8 +103,17 @@ func checkWebhooks(t *testing.T, objs map[string]*unstructured.Unstructured) {
 			t.Errorf("mutating webhook %s: reinvocationPolicy %v; want IfNeeded", w.Name, w.ReinvocationPolicy)
 		}
 	}
+	requestHooks := 0
 	for _, w := range v.Webhooks {
+		if w.Name == requestWebhook {
+			requestHooks++
+			checkRequestWebhook(t, w, svc)
+			continue
+		}
 		hooks = append(hooks, hook{"ValidatingWebhookConfiguration", w.Name, "", w.ClientConfig, w.NamespaceSelector, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds})
+	}
+	if requestHooks != 1 {
+		t.Errorf("ValidatingWebhookConfiguration has %d webhooks %s; want 1", requestHooks, requestWebhook)
 	}
 	for _, h := range hooks {
 		s := h.cc.Service
@@ -138,6 +149,38 @@ func checkWebhooks(t *testing.T, objs map[string]*unstructured.Unstructured) {
 				t.Errorf("%s, namespace labelled leash.dev/admission=%q: calls %q; want %q", kind, label, got, want)
 			}
 		}
+	}
+}
+
+// requestWebhook is the CredentialsRequest webhook's name.
+const requestWebhook = "credentialsrequests.leash.dev"
+
+// checkRequestWebhook checks the CredentialsRequest webhook: it is called
+// for every create and update of a request in every namespace, fails
+// closed (a security check that is down must not be skipped) within a
+// short timeout, and calls the operator's path for it.
+func checkRequestWebhook(t *testing.T, w admissionregistrationv1.ValidatingWebhook, svc *corev1.Service) {
+	t.Helper()
+	s := w.ClientConfig.Service
+	if s == nil || s.Namespace != namespace || s.Name != svc.Name || s.Port == nil || *s.Port != svc.Spec.Ports[0].Port || s.Path == nil || *s.Path != admission.PathRequest {
+		t.Errorf("%s calls %+v; want Service %s/%s port %d path %s", w.Name, s, namespace, svc.Name, svc.Spec.Ports[0].Port, admission.PathRequest)
+	}
+	want := []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{"cloudcredential.openshift.io"}, APIVersions: []string{"v1"}, Resources: []string{"credentialsrequests"}}}}
+	if fmt.Sprint(w.Rules) != fmt.Sprint(want) {
+		t.Errorf("%s rules %+v; want %+v", w.Name, w.Rules, want)
+	}
+	if w.FailurePolicy == nil || *w.FailurePolicy != admissionregistrationv1.Fail {
+		t.Errorf("%s failurePolicy %v; want Fail: a request must not skip the check while the webhook is down", w.Name, w.FailurePolicy)
+	}
+	if w.SideEffects == nil || *w.SideEffects != admissionregistrationv1.SideEffectClassNone || w.TimeoutSeconds == nil || *w.TimeoutSeconds > 5 {
+		t.Errorf("%s sideEffects %v, timeoutSeconds %v; want None and at most 5", w.Name, w.SideEffects, w.TimeoutSeconds)
+	}
+	if w.NamespaceSelector == nil || len(w.NamespaceSelector.MatchLabels)+len(w.NamespaceSelector.MatchExpressions) != 0 || w.ObjectSelector != nil {
+		t.Errorf("%s selects namespaces %+v, objects %+v; want every request", w.Name, w.NamespaceSelector, w.ObjectSelector)
+	}
+	if len(w.MatchConditions) != 1 || !strings.Contains(w.MatchConditions[0].Expression, "request.operation == 'CREATE'") {
+		t.Errorf("%s matchConditions %+v; want one that calls it for every create", w.Name, w.MatchConditions)
 	}
 }
 

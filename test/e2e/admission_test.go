@@ -204,6 +204,25 @@ func TestAdmission(t *testing.T) {
 		cl.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}})
 	}
 
+	// The operator serves its webhooks before the requests are created:
+	// the CredentialsRequest webhook fails closed.
+	wio := cl.api.Env.WebhookInstallOptions
+	// The roles trust an audience of the cluster's own, as when the IAM OIDC
+	// provider was registered with one: the webhook wires tokens for it and
+	// judges them against it.
+	o := cl.operatorOptions(operator.Config{Audience: ownAudience})
+	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
+	stop, _ := cl.runOperator(t, o)
+	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
+	waitFor(t, 30*time.Second, "the webhook to listen on "+addr, func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = c.Close()
+		return true, ""
+	})
+
 	entries := "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"
 	role := request(t, "apps", "role", "apps", entries)
 	role.Spec.ProviderSpec.Raw = bytes.Replace(role.Spec.ProviderSpec.Raw, []byte(`"kind":"AWSProviderSpec"`),
@@ -217,24 +236,7 @@ func TestAdmission(t *testing.T) {
 	cl.create(t, warnKey)
 	key := request(t, "apps", "key", "apps", entries)
 	cl.create(t, key)
-
-	wio := cl.api.Env.WebhookInstallOptions
-	// The roles trust an audience of the cluster's own, as when the IAM OIDC
-	// provider was registered with one: the webhook wires tokens for it and
-	// judges them against it.
-	o := cl.operatorOptions(operator.Config{Audience: ownAudience})
-	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
-	stop, _ := cl.runOperator(t, o)
 	key = cl.waitReady(t, "apps", "key")
-	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
-	waitFor(t, 30*time.Second, "the webhook to listen on "+addr, func() (bool, string) {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = c.Close()
-		return true, ""
-	})
 
 	stored := func(t *testing.T, p *corev1.Pod) *corev1.Pod {
 		t.Helper()
