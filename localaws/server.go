@@ -79,9 +79,9 @@ type Server struct {
 	store      *store.Store
 	// others are the other accounts' states, by account ID.
 	others map[string]*store.Store
-	audit      *audit.Log
-	faults     *faults.Injector
-	cache      *authz.Cache
+	audit  *audit.Log
+	faults *faults.Injector
+	cache  *authz.Cache
 	// propagation delays policy changes; nil when no delay is configured.
 	propagation *propagation
 	ops         map[string]map[string]operation // service → action → operation
