@@ -124,8 +124,8 @@ func TestApplyRoleOfAnotherAccount(t *testing.T) {
 		out := t.TempDir()
 		stdout, stderr, code := run(t, "apply", "-f", bad, "--endpoint", local.URL, "--data", data, "--out", out, "--mode", "Manual")
 		text := stdout + stderr
-		if code != 2 || !strings.Contains(text, "spec.providerSpec.stsIAMRoleARN") || !strings.Contains(text, "an AWS account ID is 12 digits") {
-			t.Fatalf("exit %d; want 2 (bad input) naming spec.providerSpec.stsIAMRoleARN and the account ID's form\n%s", code, text)
+		if code != 1 || !strings.Contains(text, "spec.providerSpec.stsIAMRoleARN") || !strings.Contains(text, "an AWS account ID is 12 digits") || !strings.Contains(text, "InvalidRequest") {
+			t.Fatalf("exit %d; want 1 (not ready) with InvalidRequest naming spec.providerSpec.stsIAMRoleARN and the account ID's form\n%s", code, text)
 		}
 		if _, err := os.Stat(secretFile(out)); !os.IsNotExist(err) {
 			t.Errorf("Secret: %v; want none", err)
