@@ -18,8 +18,8 @@ type accountCheckFlags struct {
 }
 
 func (af *accountCheckFlags) register(f *pflag.FlagSet, a *operator.AccountChecks) {
-	f.StringArrayVar(&af.roles, "account-check-role", nil, "`ACCOUNT=ROLE_ARN`: check roles and keys of that account through this role of it, assumed with the root credentials (repeatable)")
-	f.StringVar(&a.Unchecked, "unchecked-accounts", operator.UncheckedReport, "`report` (write the Secret, say the role was not checked) or refuse a role of an account without --account-check-role")
+	f.StringArrayVar(&af.roles, "account-check-role", nil, "check roles and keys of another account than the root credentials' through a role of that account, which leash assumes with them: `ACCOUNT=ROLE_ARN` (repeatable)")
+	f.StringVar(&a.Unchecked, "unchecked-accounts", operator.UncheckedReport, "`CHOICE` for a role of an account without --account-check-role: report (write its Secret, say in the status what was not checked) or refuse (write nothing)")
 }
 
 // apply reads the --account-check-role values into a.
