@@ -32,6 +32,9 @@ const (
 	// ReasonCheckRoleUnusable: the root credentials may not assume the
 	// account's check role.
 	ReasonCheckRoleUnusable = "CheckRoleUnusable"
+	// ReasonRevokeOtherAccount: leash.dev/revoke on a role of another
+	// account, where leash writes nothing.
+	ReasonRevokeOtherAccount = "RevokeOtherAccount"
 )
 
 // checkSessionName and checkSessionDuration are what leash asks STS for
@@ -156,6 +159,14 @@ func (u *unchecked) what() string {
 
 func (u *unchecked) Error() string { return u.what() }
 
+// inRootAccount says whether arn is of the root credentials' partition and
+// account: the only account leash writes in.
+func inRootAccount(rc *rootClient, arn string) bool {
+	a, ok := policy.ParseARN(arn)
+	root, _ := policy.ParseARN(rc.identity.ARN)
+	return ok && a.Partition == root.Partition && a.Account == rc.identity.Account
+}
+
 // judgeFor finds who may read principal's policies: the root client when
 // the principal is of the root's account, else a session of that account's
 // check role. A principal of an account without a check role (or another
@@ -167,7 +178,7 @@ func (p *Provisioner) judgeFor(ctx context.Context, rc *rootClient, principal st
 	if !ok {
 		return nil, fmt.Errorf("%s is not an ARN", principal)
 	}
-	if a.Partition == root.Partition && a.Account == rc.identity.Account {
+	if inRootAccount(rc, principal) {
 		return &judge{iam: rc.iam, perms: rc.perms, who: "the root credentials (" + rc.identity.ARN + ")",
 			fix: "allow the root credentials iam:Get*/iam:List* on it or iam:SimulatePrincipalPolicy"}, nil
 	}

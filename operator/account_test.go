@@ -3,6 +3,7 @@ package operator
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -10,6 +11,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/revoke"
 )
 
 // otherAccount is account B, which leash local holds beside the root
@@ -324,4 +326,25 @@ func containsReason(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestRevokeRoleOfAnotherAccount pins that leash.dev/revoke on a role of
+// another account writes nothing: not the session deny on the root
+// account's role of the same name, which would cut off that role's
+// sessions instead.
+func TestRevokeRoleOfAnotherAccount(t *testing.T) {
+	w := newTwoAccounts(t)
+	p := w.provisioner(t, Config{Mode: leashv1.ModeManual, AccountChecks: AccountChecks{Roles: map[string]string{otherAccount: w.checkRole}}})
+	cr := arnRequest(t, "revoked", "arn:aws:iam::"+otherAccount+":role/app-role", "ec2:DescribeInstances")
+	annotateRevoke(cr, w.clock.Now().UTC().Format(time.RFC3339))
+	out, err := w.sync(t, p, cr)
+	if err != nil {
+		t.Fatalf("sync: %v; want a condition", err)
+	}
+	if f := out.Failure; f == nil || f.Reason != ReasonRevokeOtherAccount || !strings.Contains(f.Message, "leash revoke --role arn:aws:iam::"+otherAccount+":role/app-role") {
+		t.Fatalf("failure %+v; want %s naming leash revoke --role", f, ReasonRevokeOtherAccount)
+	}
+	if _, err := w.admin.RolePolicy(w.ctx, "app-role", revoke.PolicyName); !iamclient.IsNotFound(err) {
+		t.Errorf("the root account's app-role: %s read %v; want none written", revoke.PolicyName, err)
+	}
 }
