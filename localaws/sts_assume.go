@@ -256,6 +256,16 @@ func assumeRole(c *call) (any, error) {
 		c.then = func() (any, error) {
 			var result any
 			err := other.Update(c.ctx, func(tx *store.Tx) error {
+				// The role authorized against, not one made since under
+				// its name.
+				now, ok, err := roleIn(tx, in.roleARN)
+				if err != nil {
+					return err
+				}
+				if !ok || now.RoleID != role.RoleID {
+					return query.AccessDenied(authz.Message(c.caller.ARN, "sts:AssumeRole", in.roleARN,
+						policy.Result{Decision: policy.ImplicitDeny, Reasons: []policy.Reason{{Code: policy.ReasonResourcePolicyNoAllow}}}))
+				}
 				s, packed, err := createRoleSession(tx, &in, role, chained)
 				result = assumeRoleResult(s, packed)
 				return err
