@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"leash.dev/leash/policy"
@@ -250,6 +251,12 @@ func (v *validator) serviceKnown(svc string) bool {
 
 // partitions are AWS's partitions, the second part of an ARN.
 var partitions = []string{"aws", "aws-cn", "aws-us-gov", "aws-iso", "aws-iso-b", "aws-iso-e", "aws-iso-f", "aws-eusc"}
+
+// Partitions lists AWS's partitions, for messages that name them.
+func Partitions() []string { return slices.Clone(partitions) }
+
+// KnownPartition says whether p is one of AWS's partitions.
+func KnownPartition(p string) bool { return slices.Contains(partitions, p) }
 
 var (
 	arnNamePart  = regexp.MustCompile(`^[a-z0-9-]+$`)

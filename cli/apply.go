@@ -21,6 +21,7 @@ func newApply() *cobra.Command {
 		where     folderTarget
 		cfg       operator.Config
 		guard     guardrailFlags
+		accounts  accountCheckFlags
 	)
 	const short = "Provision a folder of CredentialsRequests without a cluster"
 	cmd := &cobra.Command{
@@ -41,7 +42,10 @@ in that AWS account, signing with those root credentials.
 The Secret manifests hold keys: they are written readable by you only, and
 never printed. Requests above the --ceiling policy, or with privilege-escalation
 findings at or above --refuse-escalation (default critical), are refused as
-the operator refuses them. Exit status: 0 when every request is ready (or, being for
+the operator refuses them. A role (stsIAMRoleARN) or Manual key of another
+account than the root credentials' is checked through that account's
+--account-check-role, or reported (or refused, --unchecked-accounts) as
+unchecked. Exit status: 0 when every request is ready (or, being for
 another cloud, ignored), 1 when one is not, 2 on bad input.`),
 		Example: example(
 			"# Mint the examples' credentials in the embedded local endpoint",
@@ -63,6 +67,9 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 			if err := guard.apply(&cfg.Guardrails); err != nil {
 				return err
 			}
+			if err := accounts.apply(&cfg.AccountChecks); err != nil {
+				return err
+			}
 			return runApply(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), applyOptions{
 				dir: dir, where: where, cfg: cfg,
 			})
@@ -79,6 +86,7 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 	f.DurationVar(&cfg.RotateAfter, "rotate-after", 0, "maximum `AGE` of a minted key before apply replaces it (e.g. 720h; 0 never)")
 	f.StringVar(&cfg.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
 	guard.register(f, &cfg.Guardrails)
+	accounts.register(f, &cfg.AccountChecks)
 	return cmd
 }
 

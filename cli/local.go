@@ -109,6 +109,8 @@ address in use, a data folder it cannot open) or stops on an error.`),
 		"allow a --listen address other hosts can reach; the endpoint has no TLS (e.g. --listen 0.0.0.0:4566 --allow-remote)")
 	f.StringVar(&cfg.AccountID, "account-id", "",
 		"12-digit account `ID` on first start (random if not given); later starts must give the same or none (e.g. --account-id 123456789012)")
+	f.StringArrayVar(&cfg.OtherAccounts, "other-account", nil,
+		"12-digit `ID` of a further account to hold, with its own state and administrator under DIR/accounts/ID, for cross-account tests such as sts:AssumeRole of its roles; repeat for several (e.g. --other-account 111122223333)")
 	f.Float64Var(&cfg.Faults.ThrottleRate, "throttle-rate", 0,
 		"`FRACTION` of requests answered with Throttling, from 0 to 1 (e.g. --throttle-rate 0.05)")
 	f.Float64Var(&cfg.Faults.ErrorRate, "error-rate", 0,
@@ -174,6 +176,11 @@ func checkLocalFlags(cfg localaws.Config) error {
 	}
 	if id := cfg.AccountID; id != "" && !isAccountID(id) {
 		return fmt.Errorf("--account-id %q: must be 12 digits, such as 123456789012", id)
+	}
+	for _, id := range cfg.OtherAccounts {
+		if !isAccountID(id) {
+			return fmt.Errorf("--other-account %q: must be 12 digits, such as 111122223333", id)
+		}
 	}
 	if err := localaws.CheckClockOffset(cfg.ClockOffset); err != nil {
 		return fmt.Errorf("--clock-offset: %w", err)

@@ -32,6 +32,7 @@ func TestLocalRefusesBadFlags(t *testing.T) {
 		{"a negative latency", []string{"--data", dir, "--latency", "-1s"}, []string{"--latency", "must not be negative"}},
 		{"a duration without a unit", []string{"--data", dir, "--propagation-delay", "5"}, []string{`"--propagation-delay"`, "missing unit"}},
 		{"an account ID that is not 12 digits", []string{"--data", dir, "--account-id", "1234"}, []string{`--account-id "1234"`, "12 digits"}},
+		{"another account ID that is not 12 digits", []string{"--data", dir, "--other-account", "1111222233334"}, []string{`--other-account "1111222233334"`, "12 digits"}},
 		{"--oidc-jwks without a file", []string{"--data", dir, "--oidc-jwks", "https://kubernetes.default.svc"}, []string{"--oidc-jwks", "ISSUER=FILE"}},
 		{"--oidc-jwks with a missing file", []string{"--data", dir, "--oidc-jwks", "https://kubernetes.default.svc=" + filepath.Join(dir, "none.json")},
 			[]string{"--oidc-jwks https://kubernetes.default.svc", "no such file"}},
@@ -74,7 +75,7 @@ func TestLocalPrintsWhereAndHowThenStops(t *testing.T) {
 	var out, errOut syncBuffer
 	status := make(chan int, 1)
 	go func() {
-		status <- Run(ctx, []string{"local", "--data", dir, "--listen", "127.0.0.1:0", "--account-id", "123456789012"}, nil, &out, &errOut)
+		status <- Run(ctx, []string{"local", "--data", dir, "--listen", "127.0.0.1:0", "--account-id", "123456789012", "--other-account", "111122223333"}, nil, &out, &errOut)
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), "Stop with") {
@@ -92,7 +93,8 @@ func TestLocalPrintsWhereAndHowThenStops(t *testing.T) {
 	if !strings.HasPrefix(got, "leash local: listening on http://127.0.0.1:") {
 		t.Errorf("the first line is not the URL:\n%s", got)
 	}
-	for _, w := range []string{"123456789012", creds, "AWS_SHARED_CREDENTIALS_FILE=" + creds, "aws --endpoint-url http://127.0.0.1:", "iam list-users", "stopped"} {
+	otherCreds := filepath.Join(dir, localaws.AccountsDir, "111122223333", localaws.AdminCredentialsFile)
+	for _, w := range []string{"123456789012", creds, "other account:     111122223333, admin credentials " + otherCreds, "AWS_SHARED_CREDENTIALS_FILE=" + creds, "aws --endpoint-url http://127.0.0.1:", "iam list-users", "stopped"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, got)
 		}
@@ -103,6 +105,13 @@ func TestLocalPrintsWhereAndHowThenStops(t *testing.T) {
 	}
 	if strings.Contains(got+errOut.String(), key.Secret.Reveal()) {
 		t.Errorf("the output holds the administrator's secret key")
+	}
+	otherKey, err := iamclient.KeyFromFile(otherCreds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got+errOut.String(), otherKey.Secret.Reveal()) {
+		t.Errorf("the output holds the other account's administrator's secret key")
 	}
 }
 

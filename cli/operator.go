@@ -27,6 +27,7 @@ func newOperator() *cobra.Command {
 		kubeconfig, mode, rootSecret, configMap string
 		adminNamespaces                         string
 		guard                                   guardrailFlags
+		accounts                                accountCheckFlags
 		webhook                                 webhookFlags
 	)
 	const short = "Run the credential operator in a Kubernetes cluster"
@@ -53,13 +54,20 @@ The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
 clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
 namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces,
-secretNamespaces) override the flags; the operator reads it at start.
+secretNamespaces, accountCheckRoles, uncheckedAccounts) override the flags; the
+operator reads it at start.
 
 A request may name a Secret in its own namespace only, unless it is in one of
 the --admin-namespaces; only those may be Passthrough (it hands out the root
 key). leash writes and deletes only Secrets it created for a request, or that
 their owner handed over (annotation leash.dev/hand-over-to=NAMESPACE/NAME),
 and never its own root credentials or webhook certificate Secret.
+
+A role (stsIAMRoleARN) or Manual key of another account than the root
+credentials' is checked in its own account, through the role given for that
+account with --account-check-role ACCOUNT=ROLE_ARN, which leash assumes with
+the root credentials. Without one, the role is reported as unchecked (its
+Secret written) or refused, as --unchecked-accounts says.
 
 Guardrails refuse a request before any IAM call: above the --ceiling policy
 (which also becomes every minted user's permissions boundary), outside its
@@ -87,6 +95,9 @@ credential is refused when leash check workload finds it at or above
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Config.Mode = leashv1.CredentialsMode(mode)
 			if err := guard.apply(&o.Config.Guardrails); err != nil {
+				return err
+			}
+			if err := accounts.apply(&o.Config.AccountChecks); err != nil {
 				return err
 			}
 			if err := webhook.apply(&o); err != nil {
@@ -129,13 +140,14 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces and secretNamespaces override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles and uncheckedAccounts override the flags")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
 	f.DurationVar(&o.Config.RotationGrace, "rotation-grace", 10*time.Minute, "how long a rotated-out key keeps working after its successor is published")
 	f.StringVar(&o.Config.Boundary, "permissions-boundary", "", "`ARN` of a managed policy set as every minted user's permissions boundary (not with --ceiling, which makes the ceiling the boundary)")
 	guard.register(f, &o.Config.Guardrails)
+	accounts.register(f, &o.Config.AccountChecks)
 	webhook.register(f)
 	f.StringVar(&adminNamespaces, "admin-namespaces", "", "comma-separated `NAMESPACES` whose requests may name a Secret in another namespace and may be Passthrough (default: the operator's own namespace and openshift-cloud-credential-operator); a request elsewhere may target only its own namespace")
 	f.StringVar(&o.Namespace, "namespace", "", "watch only requests in `NAMESPACE` (default: all)")
@@ -224,6 +236,9 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	}
 	if v := cm.Data["secretNamespaces"]; v != "" {
 		o.Config.SecretNamespaces = splitList(v)
+	}
+	if err := accountChecksFromConfigMap(ref, cm.Data, &o.Config.AccountChecks); err != nil {
+		return err
 	}
 	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
 }

@@ -23,14 +23,13 @@ func (s *Server) AdminCredentialsPath() string {
 	return filepath.Join(s.cfg.DataDir, AdminCredentialsFile)
 }
 
-// bootstrapAdmin makes sure the administrator exists and its key is in the
+// bootstrapAdmin makes sure an account's administrator exists and its key is in the
 // credentials file. The file is written before the key's transaction
 // commits, so a failure leaves either both or neither; a file whose key is
 // not in the store (a crash between the two) is replaced.
-func (s *Server) bootstrapAdmin(ctx context.Context) error {
-	path := s.AdminCredentialsPath()
+func bootstrapAdmin(ctx context.Context, st *store.Store, path string) error {
 	if key, err := iamclient.KeyFromFile(path); err == nil {
-		known := s.store.View(ctx, func(tx *store.Tx) error {
+		known := st.View(ctx, func(tx *store.Tx) error {
 			_, err := tx.LookupCredential(key.ID)
 			return err
 		})
@@ -40,7 +39,7 @@ func (s *Server) bootstrapAdmin(ctx context.Context) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return s.store.Update(ctx, func(tx *store.Tx) error {
+	return st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := tx.GetUser(AdminUser); errors.Is(err, store.ErrNotFound) {
 			if _, err := tx.CreateUser(store.User{Name: AdminUser}); err != nil {
 				return err

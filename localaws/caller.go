@@ -61,6 +61,8 @@ func (s *Server) resolveCaller(c *call) error {
 			}
 		}
 	}
+	// Each account numbers its own revisions and names its own users.
+	key = account + "/" + key
 	principal, revision := key, tx.PermissionsRevision()
 	key = fmt.Sprintf("%s@%d", key, revision)
 	// Reading and parsing the documents is done only when the cache has no

@@ -110,9 +110,14 @@ func (s *Server) run(c *call, op operation) (any, *query.Error) {
 			return nil, apiError(err)
 		}
 	}
-	txn := s.store.Update
+	// A signed request acts in the account that issued its key.
+	st := s.store
+	if c.accessKeyID != "" {
+		st = s.storeForKey(c.accessKeyID)
+	}
+	txn := st.Update
 	if op.readOnly {
-		txn = s.store.View
+		txn = st.View
 	}
 	c.event.ReadOnly = op.readOnly
 	err := txn(c.ctx, func(tx *store.Tx) error {
@@ -132,12 +137,15 @@ func (s *Server) run(c *call, op operation) (any, *query.Error) {
 		return err
 	})
 	c.tx = nil
+	if err == nil && c.then != nil {
+		result, err = c.then()
+	}
 	if err != nil {
 		return nil, apiError(err)
 	}
 	if c.accessKeyID != "" {
 		// Last use is bookkeeping: a failure to record it fails nothing.
-		_ = s.store.RecordAccessKeyUse(context.WithoutCancel(c.ctx), c.accessKeyID, store.LastUsed{Date: c.now, ServiceName: c.service, Region: c.region})
+		_ = st.RecordAccessKeyUse(context.WithoutCancel(c.ctx), c.accessKeyID, store.LastUsed{Date: c.now, ServiceName: c.service, Region: c.region})
 	}
 	return result, nil
 }
@@ -215,7 +223,7 @@ func isSigned(r *http.Request) bool {
 // lookupKey is the signature verifier's view of the store.
 func (s *Server) lookupKey(id string) (sigv4.Secret, *sigv4.Error) {
 	var cred store.Credential
-	err := s.store.View(context.Background(), func(tx *store.Tx) error {
+	err := s.storeForKey(id).View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		cred, err = tx.LookupCredential(id)
 		return err
@@ -284,6 +292,11 @@ type call struct {
 	// webIdentity is AssumeRoleWithWebIdentity's token, verified by its
 	// prepare step before the transaction.
 	webIdentity *webIdentity
+	// then, when an operation sets it, finishes the operation in another
+	// account's state once the caller's transaction has committed (a
+	// cross-account AssumeRole's session), and gives the result: two
+	// accounts' transactions are never nested, so never wait on each other.
+	then func() (any, error)
 }
 
 // identity is the caller as CloudTrail names it.

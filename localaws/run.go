@@ -120,6 +120,9 @@ func printStart(out io.Writer, srv *Server, url string) {
 	fmt.Fprintf(out, "leash local: listening on %s\n", url)
 	fmt.Fprintf(out, "  account:           %s\n", srv.AccountID())
 	fmt.Fprintf(out, "  admin credentials: %s (profile default, %s)\n", creds, modeOf(creds))
+	for _, id := range srv.cfg.OtherAccounts {
+		fmt.Fprintf(out, "  other account:     %s, admin credentials %s\n", id, absolute(srv.AccountAdminCredentialsPath(id)))
+	}
 	fmt.Fprintf(out, "  data folder:       %s\n", absolute(srv.cfg.DataDir))
 	fmt.Fprintf(out, "Try it with the AWS CLI:\n")
 	fmt.Fprintf(out, "  AWS_SHARED_CREDENTIALS_FILE=%s AWS_DEFAULT_REGION=us-east-1 aws --endpoint-url %s iam list-users\n", shellQuote(creds), url)

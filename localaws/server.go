@@ -35,6 +35,11 @@ type Config struct {
 	DataDir string
 	// AccountID is the account's 12-digit ID; empty picks one on first start.
 	AccountID string
+	// OtherAccounts are the IDs of further accounts the server holds, each
+	// with its own state and administrator (AccountsDir): a request acts in
+	// the account that issued its key, and sts:AssumeRole reaches a role of
+	// another account under AWS's cross-account rules.
+	OtherAccounts []string
 	// Faults are off unless set.
 	Faults faults.Config
 	// Now is the machine's clock; nil means time.Now.
@@ -72,9 +77,11 @@ type Server struct {
 	// endpoint's (see clocks).
 	machineNow func() time.Time
 	store      *store.Store
-	audit      *audit.Log
-	faults     *faults.Injector
-	cache      *authz.Cache
+	// others are the other accounts' states, by account ID.
+	others map[string]*store.Store
+	audit  *audit.Log
+	faults *faults.Injector
+	cache  *authz.Cache
 	// propagation delays policy changes; nil when no delay is configured.
 	propagation *propagation
 	ops         map[string]map[string]operation // service → action → operation
@@ -140,7 +147,11 @@ func Open(cfg Config) (*Server, error) {
 		s.propagation = newPropagation(d)
 	}
 	s.recordRepair(log.Repaired())
-	if err := s.bootstrapAdmin(context.Background()); err != nil {
+	if err := bootstrapAdmin(context.Background(), st, s.AdminCredentialsPath()); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	if err := s.openOtherAccounts(context.Background()); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
@@ -152,7 +163,7 @@ func (s *Server) AccountID() string { return s.store.Account().ID }
 
 // Close closes the audit log and the store.
 func (s *Server) Close() error {
-	return errors.Join(s.audit.Close(), s.store.Close())
+	return errors.Join(s.audit.Close(), s.store.Close(), s.closeOtherAccounts())
 }
 
 // Serve answers requests on ln until ctx is done, then shuts down

@@ -166,15 +166,30 @@ func (in *sessionRequest) keys() map[string][]string {
 	return keys
 }
 
-// roleOfARN is the role of this account that arn names, with its path; ok is
-// false when there is none. STS answers an unknown role with AccessDenied,
-// as it answers a role the caller may not assume.
+// roleOfARN is the role that arn names, with its path, in the call's
+// account or another the server holds; ok is false when there is none. STS
+// answers an unknown role with AccessDenied, as it answers a role the
+// caller may not assume.
 func (c *call) roleOfARN(arn string) (role store.Role, ok bool, err error) {
-	rest, found := strings.CutPrefix(arn, "arn:aws:iam::"+c.tx.Account().ID+":role/")
+	if other := c.roleStore(arn); other != nil {
+		// A read of another account's state inside this one's transaction:
+		// a read never waits on another account's writer.
+		err = other.View(c.ctx, func(tx *store.Tx) error {
+			role, ok, err = roleIn(tx, arn)
+			return err
+		})
+		return role, ok, err
+	}
+	return roleIn(c.tx, arn)
+}
+
+// roleIn is the role of tx's account that arn names.
+func roleIn(tx *store.Tx, arn string) (role store.Role, ok bool, err error) {
+	rest, found := strings.CutPrefix(arn, "arn:aws:iam::"+tx.Account().ID+":role/")
 	if !found || rest == "" {
 		return store.Role{}, false, nil
 	}
-	role, err = c.tx.GetRole(rest[strings.LastIndexByte(rest, '/')+1:])
+	role, err = tx.GetRole(rest[strings.LastIndexByte(rest, '/')+1:])
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return store.Role{}, false, nil
@@ -235,16 +250,45 @@ func assumeRole(c *call) (any, error) {
 		}
 	}
 	chained := c.session != nil && c.session.RoleName != ""
-	s, packed, err := c.createRoleSession(&in, role, chained)
+	if other := c.roleStore(in.roleARN); other != nil {
+		// The session belongs to the role's account: issued there once
+		// the caller's transaction, which authorized it, has committed.
+		c.then = func() (any, error) {
+			var result any
+			err := other.Update(c.ctx, func(tx *store.Tx) error {
+				// The role authorized against, not one made since under
+				// its name.
+				now, ok, err := roleIn(tx, in.roleARN)
+				if err != nil {
+					return err
+				}
+				if !ok || now.RoleID != role.RoleID {
+					return query.AccessDenied(authz.Message(c.caller.ARN, "sts:AssumeRole", in.roleARN,
+						policy.Result{Decision: policy.ImplicitDeny, Reasons: []policy.Reason{{Code: policy.ReasonResourcePolicyNoAllow}}}))
+				}
+				s, packed, err := createRoleSession(tx, &in, role, chained)
+				result = assumeRoleResult(s, packed)
+				return err
+			})
+			return result, err
+		}
+		return nil, nil
+	}
+	s, packed, err := createRoleSession(c.tx, &in, role, chained)
 	if err != nil {
 		return nil, err
 	}
+	return assumeRoleResult(s, packed), nil
+}
+
+// assumeRoleResult is AssumeRole's answer.
+func assumeRoleResult(s store.Session, packed *int) any {
 	return struct {
 		Credentials      credentialsShape     `xml:"Credentials"`
 		AssumedRoleUser  assumedRoleUserShape `xml:"AssumedRoleUser"`
 		PackedPolicySize *int                 `xml:"PackedPolicySize,omitempty"`
 		SourceIdentity   string               `xml:"SourceIdentity,omitempty"`
-	}{credentialsOf(s), assumedRoleUserOf(s), packed, s.SourceIdentity}, nil
+	}{credentialsOf(s), assumedRoleUserOf(s), packed, s.SourceIdentity}
 }
 
 // assumedRoleUserShape is STS's AssumedRoleUser.
@@ -262,7 +306,7 @@ func assumedRoleUserOf(s store.Session) assumedRoleUserShape {
 // is PackedPolicySize, nil when the request passed no policy or tag.
 // chained is role chaining: a role session assuming a role, which AWS
 // limits to one hour.
-func (c *call) createRoleSession(in *sessionRequest, role store.Role, chained bool) (store.Session, *int, error) {
+func createRoleSession(tx *store.Tx, in *sessionRequest, role store.Role, chained bool) (store.Session, *int, error) {
 	seconds := in.seconds
 	if seconds == 0 {
 		seconds = defaultRoleSessionSeconds
@@ -277,7 +321,7 @@ func (c *call) createRoleSession(in *sessionRequest, role store.Role, chained bo
 	if err != nil {
 		return store.Session{}, nil, err
 	}
-	s, err := c.tx.CreateSession(store.Session{
+	s, err := tx.CreateSession(store.Session{
 		RoleName: role.Name, RoleSessionName: in.sessionName,
 		Policy: in.policy, PolicyARNs: in.policyARNs, Tags: storeTags(in.tags), SourceIdentity: in.sourceIdentity,
 	}, time.Duration(seconds)*time.Second)

@@ -177,7 +177,7 @@ func assumeRoleWithWebIdentity(c *call) (any, error) {
 		return nil, query.InvalidIdentityToken("Incorrect token audience")
 	}
 	c.event.Resource = in.roleARN
-	role, ok, err := c.roleOfARN(in.roleARN)
+	role, ok, err := roleIn(c.tx, in.roleARN) // the provider and the role are both of the main account
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func assumeRoleWithWebIdentity(c *call) (any, error) {
 	if err := c.authorizeWebIdentity(provider.ARN, role, w.keys(provider, aud, oaud, in.sessionName)); err != nil {
 		return nil, err
 	}
-	s, packed, err := c.createRoleSession(&in, role, false)
+	s, packed, err := createRoleSession(c.tx, &in, role, false)
 	if err != nil {
 		return nil, err
 	}

@@ -41,8 +41,8 @@ func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsR
 }
 
 // WriteTable prints one row per request (request, mode, principal, granted
-// actions, state), then the message of every request that is not ready and
-// the warnings (the PolicyWarnings condition's) of every request.
+// actions, state), then the message of every request that is not ready,
+// what was not checked of every ready one, and the warnings (the PolicyWarnings condition's) of every request.
 func WriteTable(w io.Writer, applied []Applied) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REQUEST\tMODE\tPRINCIPAL\tGRANTED\tSTATE")
@@ -63,6 +63,8 @@ func WriteTable(w io.Writer, applied []Applied) error {
 			fmt.Fprintf(w, "\n%s: %v\n", a.Request, a.Err)
 		case a.Outcome.Failure != nil:
 			fmt.Fprintf(w, "\n%s: %s: %s\n", a.Request, a.Outcome.Failure.Type, a.Outcome.Failure.Message)
+		case a.Outcome.Unchecked != "":
+			fmt.Fprintf(w, "\n%s: not checked: %s\n", a.Request, a.Outcome.Unchecked)
 		}
 		for _, warning := range a.Outcome.Warnings {
 			fmt.Fprintf(w, "\n%s: warning: %s\n", a.Request, warning)
@@ -79,6 +81,8 @@ func state(a Applied) string {
 		return string(leashv1.Ignored)
 	case a.Outcome.Failure != nil:
 		return a.Outcome.Failure.Reason
+	case a.Outcome.Provisioned && a.Outcome.Unchecked != "":
+		return "Ready (" + ReasonRoleUnchecked + ")"
 	case a.Outcome.Provisioned:
 		return "Ready"
 	}

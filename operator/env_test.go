@@ -54,13 +54,15 @@ type envOptions struct {
 	faults faults.Config
 	// jwks maps an OIDC issuer to its key set file, for leash local.
 	jwks map[string]string
+	// otherAccounts are accounts leash local holds beside the root's.
+	otherAccounts []string
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	dir := t.TempDir()
 	clk := &clock{}
-	local, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "local"), Now: clk.Now, Faults: o.faults, JWKSFiles: o.jwks})
+	local, err := localaws.StartLoopback(localaws.Config{DataDir: filepath.Join(dir, "local"), Now: clk.Now, Faults: o.faults, JWKSFiles: o.jwks, OtherAccounts: o.otherAccounts})
 	if err != nil {
 		t.Fatal(err)
 	}

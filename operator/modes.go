@@ -10,7 +10,6 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/iamclient"
-	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/policy"
 )
 
@@ -116,16 +115,14 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 		return err
 	}
 	out.Principal = id.ARN
-	// Read the principal's policies with the root credentials when there
-	// are any (a controller's key may not read its own), else with its key.
-	reader, cache := kc, newPermissionCache(0, p.now)
-	if rc, _, rerr := p.rootClient(ctx); rerr == nil {
-		reader, cache = rc.iam, rc.perms
+	reader, err := p.keyReader(ctx, kc, id.ARN)
+	if err != nil {
+		return err
 	}
-	denials, err := lacks(ctx, reader, cache, id.ARN, requested)
+	denials, err := lacks(ctx, reader.iam, reader.perms, id.ARN, requested)
 	if err != nil {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
-			Message: fmt.Sprintf("Manual mode: cannot check the permissions of %s (%s); allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials", id.ARN, iamclient.ResultCode(err))}
+			Message: fmt.Sprintf("Manual mode: %s cannot check the permissions of %s (%s); %s", reader.who, id.ARN, iamclient.ResultCode(err), reader.fix)}
 	}
 	if len(denials) > 0 {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "MissingPermissions",
@@ -144,12 +141,15 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 	if err != nil {
 		return err
 	}
-	if kind, _, ok := iamclient.PrincipalName(spec.STSIAMRoleARN); !ok || kind != "role" {
-		return &inputerr.Error{Field: "spec.providerSpec.stsIAMRoleARN",
-			Msg: fmt.Sprintf("%q is not an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)", spec.STSIAMRoleARN)}
+	if err := checkRoleARN(spec); err != nil {
+		return err
 	}
 	out.Granted = grantedActions(spec)
 	denials, err := p.roleLacks(ctx, spec.STSIAMRoleARN, requested)
+	var u *unchecked
+	if errors.As(err, &u) {
+		return p.stsUnchecked(ctx, cr, spec, u, out)
+	}
 	if err != nil {
 		return err
 	}
@@ -194,12 +194,52 @@ func (p *Provisioner) writeWebIdentity(ctx context.Context, cr *leashv1.Credenti
 	return nil
 }
 
+// keyReader is who reads the policies of a Manual Secret's key, of
+// principal: the root credentials in their own account, the check role of
+// the key's account in another, else the key itself (which a controller's
+// key may not be allowed). Never the root credentials in another account,
+// where a same-named principal would be judged instead.
+func (p *Provisioner) keyReader(ctx context.Context, key *iamclient.Client, principal string) (*judge, error) {
+	self := &judge{iam: key, perms: newPermissionCache(0, p.now), who: "the key itself",
+		fix: "allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure root credentials"}
+	rc, _, err := p.rootClient(ctx)
+	if err != nil {
+		return self, nil
+	}
+	j, err := p.judgeFor(ctx, rc, principal)
+	var u *unchecked
+	if errors.As(err, &u) {
+		self.fix = fmt.Sprintf("allow it iam:Get*/iam:List* on itself or iam:SimulatePrincipalPolicy, or configure a check role for account %s (--account-check-role %s=ROLE_ARN), as the root credentials are of account %s",
+			u.account, u.account, u.rootAccount)
+		return self, nil
+	}
+	return j, err
+}
+
+// stsUnchecked handles a role leash cannot judge: refused, with nothing
+// written, or written with a Ready condition that says what was not
+// checked, as the administrator chose.
+func (p *Provisioner) stsUnchecked(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, u *unchecked, out *Outcome) error {
+	if p.cfg.AccountChecks.refuses() {
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRoleUnchecked,
+			Message: "spec.providerSpec.stsIAMRoleARN: role " + u.what() + ". Refused (--unchecked-accounts=refuse): no Secret was written"}
+	}
+	if err := p.writeWebIdentity(ctx, cr, spec.STSIAMRoleARN); err != nil {
+		return err
+	}
+	out.Provisioned = true
+	out.Unchecked = "role " + u.what()
+	return nil
+}
+
 // roleLacks checks, with the root credentials when there are any, that the
-// role exists and lists the requested permissions it lacks. A role IAM does
-// not have is a failure, found before the Secret is written, so that no pod
-// is told to assume it; any other error is returned for a retry. Without
-// working root credentials there is nothing to ask IAM with, and the role is
-// taken as written (Manual mode needs none).
+// role exists and lists the requested permissions it lacks. A role of
+// another account is read through that account's check role; without one,
+// the error is an *unchecked. A role IAM does not have is a failure, found
+// before the Secret is written, so that no pod is told to assume it; any
+// other error is returned for a retry. Without working root credentials
+// there is nothing to ask IAM with, and the role is taken as written
+// (Manual mode needs none).
 func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *policy.Document) ([]analyze.Gap, error) {
 	rc, _, err := p.rootClient(ctx)
 	var f *Failure
@@ -209,14 +249,22 @@ func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *pol
 	if err != nil {
 		return nil, err
 	}
-	denials, err := lacks(ctx, rc.iam, rc.perms, role, requested)
+	j, err := p.judgeFor(ctx, rc, role)
+	if err != nil {
+		return nil, err
+	}
+	account := rc.identity.Account
+	if a, ok := policy.ParseARN(role); ok {
+		account = a.Account
+	}
+	denials, err := lacks(ctx, j.iam, j.perms, role, requested)
 	switch {
 	case iamclient.IsNotFound(err):
 		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleNotFound",
-			Message: fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: role %s does not exist in account %s (IAM answered NoSuchEntity); create the role with a trust policy for the cluster's OIDC provider, or correct the ARN", role, rc.identity.Account)}
+			Message: fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: role %s does not exist in account %s (IAM answered NoSuchEntity to %s); create the role with a trust policy for the cluster's OIDC provider, or correct the ARN", role, account, j.who)}
 	case iamclient.IsAccessDenied(err):
 		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
-			Message: fmt.Sprintf("Manual mode: the root credentials (%s) may neither read role %s nor simulate its policies (AccessDenied), so leash cannot check that it exists and carries the requested permissions; allow them iam:GetRole, iam:Get*/iam:List* on the role or iam:SimulatePrincipalPolicy", rc.identity.ARN, role)}
+			Message: fmt.Sprintf("Manual mode: %s may neither read role %s nor simulate its policies (AccessDenied), so leash cannot check that it exists and carries the requested permissions; allow %s iam:GetRole, iam:Get*/iam:List* on the role or iam:SimulatePrincipalPolicy", j.who, role, j.who)}
 	case err != nil:
 		return nil, fmt.Errorf("check role %s: %w", role, err)
 	}

@@ -82,6 +82,9 @@ type Config struct {
 	// (its root credentials, its webhook certificate): never a request's
 	// target.
 	ReservedSecrets []string
+	// AccountChecks says how roles and keys of other accounts than the
+	// root credentials' are checked (account.go).
+	AccountChecks AccountChecks
 }
 
 // Validate names the setting that is wrong and how to fix it.
@@ -109,6 +112,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Boundary != "" && c.Guardrails.HasCeiling() {
 		return fmt.Errorf("--permissions-boundary %s and a ceiling are both set, and a user has one boundary: the ceiling becomes every minted user's boundary (policy %s); give one of them, the ceiling to have requests checked against it too", c.Boundary, ceilingPolicyName(c.ClusterName))
+	}
+	if err := c.AccountChecks.validate(); err != nil {
+		return err
 	}
 	return c.Guardrails.validate()
 }
@@ -191,6 +197,8 @@ type rootClient struct {
 	// ceilingARN is set once it matches the configured ceiling.
 	ceiling    sync.Mutex
 	ceilingARN string
+	// accounts holds sessions of other accounts' check roles.
+	accounts accountSessions
 }
 
 // NewProvisioner checks cfg and returns a provisioner.
@@ -241,6 +249,9 @@ type Outcome struct {
 	// Revocation is the leash.dev/revoke time this sync honoured anew, and
 	// what it did; nil when it honoured none.
 	Revocation *Revocation
+	// Unchecked says what of provisioned credentials leash could not
+	// check, and how to have it checked; empty when nothing was left out.
+	Unchecked string
 }
 
 // modeOf is the request's mode: its annotation, else the cluster's; Manual

@@ -123,6 +123,11 @@ func (p *Provisioner) revokeRole(ctx context.Context, cr *leashv1.CredentialsReq
 	if err != nil {
 		return err
 	}
+	if !inRootAccount(rc, role) {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRevokeOtherAccount,
+			Message: fmt.Sprintf("%s: role %s is not of the root credentials' account %s, and leash writes in no other account (a check role only reads), so sessions issued before %s still work; run `leash revoke --role %s` with credentials of the role's account",
+				revokeField, role, rc.identity.Account, revokeTime(cutoff), role)}
+	}
 	cur, err := rc.iam.RolePolicy(ctx, name, revoke.PolicyName)
 	switch {
 	case err == nil:

@@ -86,6 +86,8 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 		setCondition(st, leashv1.Ready, corev1.ConditionFalse, string(leashv1.Ignored), out.Failure.Message, now)
 	case out.Failure != nil:
 		setCondition(st, leashv1.Ready, corev1.ConditionFalse, out.Failure.Reason, out.Failure.Message, now)
+	case out.Provisioned && out.Unchecked != "":
+		setCondition(st, leashv1.Ready, corev1.ConditionTrue, ReasonRoleUnchecked, readyMessage(cr, out)+"; not checked: "+out.Unchecked, now)
 	case out.Provisioned:
 		setCondition(st, leashv1.Ready, corev1.ConditionTrue, "CredentialsReady", readyMessage(cr, out), now)
 	default:

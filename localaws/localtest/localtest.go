@@ -93,3 +93,14 @@ func (e *Endpoint) creds(c aws.CredentialsProvider) aws.CredentialsProvider {
 	}
 	return c
 }
+
+// AccountAdmin is the administrator's key of account id, one of the
+// Config's OtherAccounts (or the main one).
+func (e *Endpoint) AccountAdmin(t testing.TB, id string) iamclient.AccessKey {
+	t.Helper()
+	key, err := iamclient.KeyFromFile(e.AccountAdminCredentialsPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}

@@ -50,6 +50,8 @@ type clusterOptions struct {
 	// webhooks installs deploy/webhook.yaml, pointed at the local serving
 	// address in api.Env.WebhookInstallOptions.
 	webhooks bool
+	// otherAccounts are accounts leash local holds beside account.
+	otherAccounts []string
 }
 
 func newCluster(t *testing.T, o clusterOptions) *cluster {
@@ -60,7 +62,7 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 	}
 	api := apiserver.Start(t, ao)
 	dir := t.TempDir()
-	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks})
+	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks, OtherAccounts: o.otherAccounts})
 	cl := &cluster{api: api, c: api.Client, local: local, url: url, dataDir: dir}
 	cl.admin = cl.iamAs(t, cl.adminKey(t))
 	return cl
