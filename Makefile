@@ -36,13 +36,15 @@ demo: build
 # from hack/envtest/build.sh, which builds them once into a cache folder
 # (5 to 10 minutes the first time); the chart tests run helm from HELM, else
 # from hack/helm.sh, built once into the same cache (about 3 minutes).
+# test/e2e runs for about ten minutes alone and longer on a loaded machine,
+# past go test's default ten-minute limit: -timeout gives it an hour.
 test:
 	cd test/peer && npm ci --no-audit --no-fund
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
 	helm="$${HELM:-}"; \
 	if [ -z "$$helm" ]; then helm="$$(GO='$(GO)' hack/helm.sh)" || exit 1; fi; \
-	KUBEBUILDER_ASSETS="$$assets" HELM="$$helm" $(GO) test ./...
+	KUBEBUILDER_ASSETS="$$assets" HELM="$$helm" $(GO) test -timeout 60m ./...
 
 # Every test that needs neither node nor a Kubernetes API server, in under a
 # minute with a warm build cache: the policy engine with its 281
