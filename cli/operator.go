@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -78,9 +79,6 @@ credential is refused when leash check workload finds it at or above
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Config.Mode = leashv1.CredentialsMode(mode)
-			if err := guard.apply(&o.Config.Guardrails); err != nil {
-				return err
-			}
 			if err := webhook.apply(&o); err != nil {
 				return err
 			}
@@ -95,10 +93,16 @@ credential is refused when leash check workload finds it at or above
 			if err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
+			var cmRef types.NamespacedName
+			var cmData map[string]string
 			if configMap != "" {
-				if err := applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
+				if cmRef, cmData, err = applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
 					return err
 				}
+			}
+			o.GuardrailSources = guard.sources(o.Config.Guardrails, cmRef)
+			if o.Config.Guardrails, err = o.GuardrailSources.Load(cmData); err != nil {
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			if err := o.Validate(); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
@@ -163,24 +167,26 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// applyConfigMap reads the operator's settings from a ConfigMap; a missing
-// ConfigMap leaves the flags as they are.
-func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) error {
+// applyConfigMap reads the operator's settings from a ConfigMap, and
+// returns its reference and data for the guardrails (GuardrailSources.Load,
+// read again whenever it changes); a missing ConfigMap leaves the flags as
+// they are.
+func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) (types.NamespacedName, map[string]string, error) {
 	nn, err := operator.ParseNamespacedName("--config-map", ref)
 	if err != nil {
-		return &inputerr.Error{Msg: err.Error()}
+		return nn, nil, &inputerr.Error{Msg: err.Error()}
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
-		return err
+		return nn, nil, err
 	}
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, nn, cm); err != nil {
 		if apierrors.IsNotFound(err) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ConfigMap %s not found; using the flags\n", ref)
-			return nil
+			return nn, nil, nil
 		}
-		return fmt.Errorf("read ConfigMap %s: %w", ref, err)
+		return nn, nil, fmt.Errorf("read ConfigMap %s: %w", ref, err)
 	}
 	if v := cm.Data["mode"]; v != "" {
 		o.Config.Mode = leashv1.CredentialsMode(v)
@@ -191,7 +197,7 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	if v := cm.Data["recheckInterval"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
+			return nn, nil, &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
 		}
 		o.RecheckFailed = d
 	}
@@ -204,9 +210,9 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
+			return nn, nil, &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
 		}
 		o.Config.RotateAfter = d
 	}
-	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
+	return nn, cm.Data, nil
 }
