@@ -52,7 +52,9 @@ The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
 clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
 namespaceActions, refuseEscalation, escalationNamespaces) override the flags;
-the operator reads it at start.
+the operator reads it at start, and reads its guardrail keys and the --ceiling
+file again whenever they change: every minted user is bounded by a changed
+ceiling before anything else is minted.
 
 Guardrails refuse a request before any IAM call: above the --ceiling policy
 (which also becomes every minted user's permissions boundary), outside its
@@ -124,7 +126,7 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation and escalationNamespaces override the flags (the last four, and the --ceiling file, are read again when they change)")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
