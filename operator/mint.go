@@ -77,7 +77,7 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 		return err // nothing created yet
 	}
 	user, fresh, err := p.ensureUser(ctx, rc.iam, cr, u, boundary)
-	release()
+	release() // the user has the boundary: a change of the ceiling may walk now
 	if err != nil {
 		return err
 	}
