@@ -167,3 +167,57 @@ func TestGuardrailWatchRefusesInvalidChange(t *testing.T) {
 		t.Error("a valid ceiling after an invalid one was not put in force")
 	}
 }
+
+// TestCeilingAddedDuringMints pins that a ceiling put in force while
+// workers mint leaves no user without it: a mint either finished before
+// the walk, which bounds its user, or waits for the walk and creates its
+// user with the ceiling.
+func TestCeilingAddedDuringMints(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, n+1)
+	for i := range n {
+		cr := mintRequest(t, "m"+strings.Repeat("x", i), allow("*", "iam:GetUser"))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := e.p.Sync(e.ctx, cr); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := e.p.SetGuardrails(Guardrails{Ceiling: readersCeiling}); err != nil {
+			errs <- err
+			return
+		}
+		if err := e.p.BoundMinted(e.ctx); err != nil {
+			errs <- err
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	ceilingARN := "arn:aws:iam::" + e.account + ":policy" + ceilingPath("unit") + ceilingPolicyName("unit")
+	users, err := e.admin.ListUsers(e.ctx, userPath("unit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != n {
+		t.Fatalf("%d users minted, want %d", len(users), n)
+	}
+	for _, listed := range users {
+		u, err := e.admin.GetUser(e.ctx, listed.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Boundary != ceilingARN {
+			t.Errorf("user %s has boundary %q after a ceiling was added during its mint, want the ceiling", u.Name, u.Boundary)
+		}
+	}
+}
