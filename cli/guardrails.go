@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"fmt"
-	"os"
-	"strings"
-
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/types"
 
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/operator"
@@ -24,51 +20,21 @@ func (gf *guardrailFlags) register(f *pflag.FlagSet, g *operator.Guardrails) {
 	f.StringVar(&gf.escalationNamespaces, "escalation-namespaces", "", "comma-separated `NAMESPACES` whose requests may hold escalation findings (e.g. openshift-cloud-credential-operator)")
 }
 
-// apply reads the ceiling file and the namespace list into g.
-func (gf *guardrailFlags) apply(g *operator.Guardrails) error {
-	if gf.ceilingFile != "" {
-		data, err := os.ReadFile(gf.ceilingFile)
-		if err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("--ceiling: %v", err)}
-		}
-		g.Ceiling = string(data)
-	}
+// sources are where the guardrails come from: the flags in g, the ceiling
+// file, and the ConfigMap (zero for none).
+func (gf *guardrailFlags) sources(g operator.Guardrails, configMap types.NamespacedName) operator.GuardrailSources {
 	if gf.escalationNamespaces != "" {
-		g.EscalationNamespaces = splitList(gf.escalationNamespaces)
+		g.EscalationNamespaces = operator.SplitList(gf.escalationNamespaces)
 	}
-	return nil
+	return operator.GuardrailSources{Flags: g, CeilingFile: gf.ceilingFile, ConfigMap: configMap}
 }
 
-// guardrailsFromConfigMap reads the ConfigMap keys ceiling (the policy
-// JSON), namespaceActions (a YAML or JSON map of namespace to action
-// patterns), refuseEscalation and escalationNamespaces (comma-separated).
-func guardrailsFromConfigMap(ref string, data map[string]string, g *operator.Guardrails) error {
-	if v := data["ceiling"]; strings.TrimSpace(v) != "" {
-		g.Ceiling = v
+// apply reads the guardrails of the flags and the ceiling file into g.
+func (gf *guardrailFlags) apply(g *operator.Guardrails) error {
+	loaded, err := gf.sources(*g, types.NamespacedName{}).Load(nil)
+	if err != nil {
+		return &inputerr.Error{Msg: err.Error()}
 	}
-	if v := data["namespaceActions"]; strings.TrimSpace(v) != "" {
-		var m map[string][]string
-		if err := yaml.Unmarshal([]byte(v), &m); err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: namespaceActions is not a map of namespace to a list of action patterns (%v); write it as, e.g., team-a: [\"s3:*\", \"ec2:Describe*\"]", ref, err)}
-		}
-		g.NamespaceActions = m
-	}
-	if v := data["refuseEscalation"]; v != "" {
-		g.RefuseEscalation = v
-	}
-	if v := data["escalationNamespaces"]; v != "" {
-		g.EscalationNamespaces = splitList(v)
-	}
+	*g = loaded
 	return nil
-}
-
-// splitList reads a comma-separated list, ignoring blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

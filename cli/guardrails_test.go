@@ -3,11 +3,8 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"leash.dev/leash/operator"
 )
 
 // TestApplyRefusesBadGuardrails pins that leash apply refuses to start,
@@ -40,29 +37,6 @@ func TestApplyRefusesBadGuardrails(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 		})
-	}
-}
-
-// TestGuardrailsFromConfigMap pins how the ConfigMap's keys are read:
-// namespaceActions as YAML or JSON, the namespace list comma-separated.
-func TestGuardrailsFromConfigMap(t *testing.T) {
-	var g operator.Guardrails
-	err := guardrailsFromConfigMap("leash-system/leash-config", map[string]string{
-		"ceiling":              `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`,
-		"namespaceActions":     "team-a: [\"s3:*\", \"ec2:Describe*\"]\nteam-b:\n  - sqs:*\n",
-		"refuseEscalation":     "high",
-		"escalationNamespaces": "platform, ops",
-	}, &g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !g.HasCeiling() || g.RefuseEscalation != "high" || !slices.Equal(g.EscalationNamespaces, []string{"platform", "ops"}) ||
-		!slices.Equal(g.NamespaceActions["team-a"], []string{"s3:*", "ec2:Describe*"}) || !slices.Equal(g.NamespaceActions["team-b"], []string{"sqs:*"}) {
-		t.Errorf("read %+v", g)
-	}
-	err = guardrailsFromConfigMap("leash-system/leash-config", map[string]string{"namespaceActions": "- s3:*"}, &g)
-	if err == nil || !strings.Contains(err.Error(), "namespaceActions is not a map") {
-		t.Errorf("a list for namespaceActions: %v, want it refused", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -55,7 +56,9 @@ leash local, its admin credentials file. Settings in --config-map (keys mode,
 clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
 namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces,
 secretNamespaces, accountCheckRoles, uncheckedAccounts) override the flags; the
-operator reads it at start.
+operator reads it at start, and reads its guardrail keys and the --ceiling file
+again whenever they change: every minted user is bounded by a changed ceiling
+before anything else is minted.
 
 A request may name a Secret in its own namespace only, unless it is in one of
 the --admin-namespaces; only those may be Passthrough (it hands out the root
@@ -94,9 +97,6 @@ credential is refused when leash check workload finds it at or above
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Config.Mode = leashv1.CredentialsMode(mode)
-			if err := guard.apply(&o.Config.Guardrails); err != nil {
-				return err
-			}
 			if err := accounts.apply(&o.Config.AccountChecks); err != nil {
 				return err
 			}
@@ -115,10 +115,16 @@ credential is refused when leash check workload finds it at or above
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			o.Config.AdminNamespaces = defaultAdminNamespaces(adminNamespaces, o.LeaderElectionNamespace)
+			var cmRef types.NamespacedName
+			var cmData map[string]string
 			if configMap != "" {
-				if err := applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
+				if cmRef, cmData, err = applyConfigMap(cmd.Context(), cfg, configMap, cmd, &o); err != nil {
 					return err
 				}
+			}
+			o.GuardrailSources = guard.sources(o.Config.Guardrails, cmRef)
+			if o.Config.Guardrails, err = o.GuardrailSources.Load(cmData); err != nil {
+				return &inputerr.Error{Msg: err.Error()}
 			}
 			if err := o.Validate(); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
@@ -140,7 +146,7 @@ credential is refused when leash check workload finds it at or above
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles and uncheckedAccounts override the flags")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles and uncheckedAccounts override the flags (the four guardrail keys, and the --ceiling file, are read again when they change)")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -186,24 +192,26 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// applyConfigMap reads the operator's settings from a ConfigMap; a missing
-// ConfigMap leaves the flags as they are.
-func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) error {
+// applyConfigMap reads the operator's settings from a ConfigMap, and
+// returns its reference and data for the guardrails (GuardrailSources.Load,
+// read again whenever it changes); a missing ConfigMap leaves the flags as
+// they are.
+func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobra.Command, o *operator.Options) (types.NamespacedName, map[string]string, error) {
 	nn, err := operator.ParseNamespacedName("--config-map", ref)
 	if err != nil {
-		return &inputerr.Error{Msg: err.Error()}
+		return nn, nil, &inputerr.Error{Msg: err.Error()}
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
-		return err
+		return nn, nil, err
 	}
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, nn, cm); err != nil {
 		if apierrors.IsNotFound(err) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ConfigMap %s not found; using the flags\n", ref)
-			return nil
+			return nn, nil, nil
 		}
-		return fmt.Errorf("read ConfigMap %s: %w", ref, err)
+		return nn, nil, fmt.Errorf("read ConfigMap %s: %w", ref, err)
 	}
 	if v := cm.Data["mode"]; v != "" {
 		o.Config.Mode = leashv1.CredentialsMode(v)
@@ -214,7 +222,7 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	if v := cm.Data["recheckInterval"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
+			return nn, nil, &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: recheckInterval %q is not a duration; use one such as 1m", ref, v)}
 		}
 		o.RecheckFailed = d
 	}
@@ -227,20 +235,20 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
+			return nn, nil, &inputerr.Error{Msg: fmt.Sprintf("ConfigMap %s: rotateAfter %q is not a duration; use 720h or 0", ref, v)}
 		}
 		o.Config.RotateAfter = d
 	}
 	if v := cm.Data["adminNamespaces"]; v != "" {
-		o.Config.AdminNamespaces = splitList(v)
+		o.Config.AdminNamespaces = operator.SplitList(v)
 	}
 	if v := cm.Data["secretNamespaces"]; v != "" {
-		o.Config.SecretNamespaces = splitList(v)
+		o.Config.SecretNamespaces = operator.SplitList(v)
 	}
 	if err := accountChecksFromConfigMap(ref, cm.Data, &o.Config.AccountChecks); err != nil {
-		return err
+		return nn, nil, err
 	}
-	return guardrailsFromConfigMap(ref, cm.Data, &o.Config.Guardrails)
+	return nn, cm.Data, nil
 }
 
 // defaultAdminNamespaces is --admin-namespaces, else the operator's own
@@ -248,7 +256,7 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 // requests in.
 func defaultAdminNamespaces(flag, leaderNamespace string) []string {
 	if flag != "" {
-		return splitList(flag)
+		return operator.SplitList(flag)
 	}
 	out := slices.Clone(operator.DefaultAdminNamespaces)
 	if ns, err := operatorNamespace(leaderNamespace, serviceAccountNamespaceFile); err == nil {

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -42,6 +43,9 @@ type Guardrails struct {
 	severity analyze.Severity
 	off      bool
 }
+
+// ReasonAboveCeiling is the reason of a request the ceiling does not allow.
+const ReasonAboveCeiling = "AboveCeiling"
 
 // DefaultRefuseEscalation is the severity refused by default: critical
 // findings are paths open on any resource of their type (any role, any
@@ -89,6 +93,12 @@ func (g *Guardrails) validate() error {
 	}
 	g.ceiling, g.compiled = doc, compiled
 	return nil
+}
+
+// same reports whether o holds the same settings as g.
+func (g *Guardrails) same(o *Guardrails) bool {
+	return g.Ceiling == o.Ceiling && g.RefuseEscalation == o.RefuseEscalation &&
+		slices.Equal(g.EscalationNamespaces, o.EscalationNamespaces) && reflect.DeepEqual(g.NamespaceActions, o.NamespaceActions)
 }
 
 // HasCeiling reports whether a ceiling is set.
@@ -177,7 +187,7 @@ func (g *Guardrails) check(cr *leashv1.CredentialsRequest, doc *policy.Document)
 			texts[i] += " when " + gap.Context
 		}
 	}
-	return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "AboveCeiling",
+	return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonAboveCeiling,
 		Message: fmt.Sprintf("the cluster's ceiling does not allow %s; narrow the request to what the ceiling allows, or ask the cluster's administrator to raise the ceiling (checked before any IAM call)",
 			firstOf(slices.Compact(texts)))}
 }

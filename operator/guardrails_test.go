@@ -44,6 +44,9 @@ func TestGuardrailsRefuse(t *testing.T) {
 		{"a high escalation is refused when refuseEscalation is high", Config{Guardrails: Guardrails{RefuseEscalation: "high"}}, func(t *testing.T) *leashv1.CredentialsRequest {
 			return mintRequest(t, "high", allow("arn:aws:iam::*:role/app-*", "iam:PassRole"), allow("*", "ec2:RunInstances"))
 		}, "PrivilegeEscalation", []string{"high LEASH-ESC-"}},
+		{"a namespace allowed escalations is still held to the ceiling", Config{Guardrails: Guardrails{Ceiling: testCeiling, EscalationNamespaces: []string{"apps"}}}, func(t *testing.T) *leashv1.CredentialsRequest {
+			return mintRequest(t, "trusted", allow("*", "*"))
+		}, "AboveCeiling", []string{"the cluster's ceiling does not allow", "raise the ceiling"}},
 		{"another namespace's escalation allowance does not cover this one", Config{Guardrails: Guardrails{EscalationNamespaces: []string{"platform"}}}, func(t *testing.T) *leashv1.CredentialsRequest {
 			return mintRequest(t, "elsewhere", allow("*", "*"))
 		}, "PrivilegeEscalation", []string{"namespace apps"}},

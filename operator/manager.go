@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -64,6 +65,10 @@ type Options struct {
 	// Registry receives the metrics; nil means controller-runtime's, which
 	// the metrics endpoint serves.
 	Registry prometheus.Registerer
+	// GuardrailSources are where Config.Guardrails came from: when they
+	// name a ceiling file or a ConfigMap, the operator reads them again as
+	// they change and puts the new guardrails in force (guardrailwatch.go).
+	GuardrailSources GuardrailSources
 	// Webhook, when set, serves the admission webhook for pods (see
 	// admission): it wires pods to the request they name and refuses the
 	// ones that could fall back to the node's role.
@@ -227,7 +232,7 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return iamclient.New(c)
 	}
 	var root RootSource
-	var sources []source.SyncingSource
+	var sources []source.Source
 	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck, RecheckFailed: o.RecheckFailed}
 	if o.RootFile != "" {
 		root = FileRoot{Path: o.RootFile}
@@ -259,6 +264,16 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 		return nil, nil, err
 	}
 	r.Provisioner = prov
+	watch, err := guardrailWatchFor(mgr, cfg, prov, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	wake := make(chan event.GenericEvent)
+	watch.wake = wake
+	sources = append(sources, source.Channel(wake, &handler.EnqueueRequestForObject{}))
+	if err := mgr.Add(watch); err != nil {
+		return nil, nil, err
+	}
 	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, sources...); err != nil {
 		return nil, nil, err
 	}

@@ -72,11 +72,12 @@ func (p *Provisioner) mint(ctx context.Context, cr *leashv1.CredentialsRequest, 
 	if err != nil {
 		return err // nothing created yet
 	}
-	boundary, err := p.boundaryFor(ctx, rc)
+	boundary, release, err := p.boundaryFor(ctx, rc)
 	if err != nil {
 		return err // nothing created yet
 	}
 	user, fresh, err := p.ensureUser(ctx, rc.iam, cr, u, boundary)
+	release() // the user has the boundary: a change of the ceiling may walk now
 	if err != nil {
 		return err
 	}
@@ -126,12 +127,7 @@ func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *l
 			Message: fmt.Sprintf("IAM user %s exists but is not this request's (its %s tag is %q); delete or rename it, or change --cluster-name", u.name, TagRequestUID, owner)}
 	}
 	if !fresh && user.Boundary != boundary {
-		if boundary == "" {
-			err = c.DeleteUserBoundary(ctx, u.name)
-		} else {
-			err = c.PutUserBoundary(ctx, u.name, boundary)
-		}
-		if err != nil {
+		if err := setUserBoundary(ctx, c, u.name, boundary); err != nil {
 			return user, false, err
 		}
 		p.event(cr, "BoundaryUpdated", "set the permissions boundary of IAM user %s to %q", u.name, boundary)

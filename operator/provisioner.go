@@ -186,6 +186,8 @@ type Provisioner struct {
 	// identify is held while a new root key's identity is read, so that
 	// workers starting together ask STS once.
 	identify sync.Mutex
+	// bound is the guardrails in force and what IAM holds of them (bound.go).
+	bound boundState
 }
 
 // rootClient is an IAM client for a root key, with who it is.
@@ -193,10 +195,6 @@ type rootClient struct {
 	iam      *iamclient.Client
 	identity iamclient.Identity
 	perms    *permissionCache
-	// ceiling is held while the ceiling policy is checked in IAM, and
-	// ceilingARN is set once it matches the configured ceiling.
-	ceiling    sync.Mutex
-	ceilingARN string
 	// accounts holds sessions of other accounts' check roles.
 	accounts accountSessions
 }
@@ -206,8 +204,10 @@ func NewProvisioner(cfg Config, root RootSource, newIAM IAMFactory, cluster Clus
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Provisioner{cfg: cfg, root: root, newIAM: newIAM, cluster: cluster, events: events,
-		now: time.Now, clients: map[string]*rootClient{}}, nil
+	p := &Provisioner{cfg: cfg, root: root, newIAM: newIAM, cluster: cluster, events: events,
+		now: time.Now, clients: map[string]*rootClient{}}
+	p.bound.guard.Store(&cfg.Guardrails)
+	return p, nil
 }
 
 // Failure is a condition the request's status must show as True.
@@ -286,7 +286,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	warnings, err := p.checkRequest(cr, spec, mode)
 	if f := asFailure(err); f != nil {
 		out.Failure = f
-		return out, nil
+		return out, p.boundAboveCeiling(ctx, cr, &out)
 	}
 	out.Warnings, out.Checked = warnings, true
 	ref := cr.Spec.SecretRef

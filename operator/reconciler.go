@@ -53,8 +53,9 @@ const (
 
 // SetupWithManager registers the reconciler. sources are watches with
 // caches of their own: the root credentials Secret, so that a root rotation
-// reaches every passthrough request, and the Secrets leash did not write.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, sources ...source.SyncingSource) error {
+// reaches every passthrough request, and the Secrets leash did not write;
+// and the guardrail watch's wake-ups, when the guardrails change.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options, sources ...source.Source) error {
 	if r.Now == nil {
 		r.Now = time.Now
 	}

@@ -53,7 +53,7 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 	if err != nil {
 		return nil, err
 	}
-	if err := p.cfg.Guardrails.check(cr, doc); err != nil {
+	if err := p.guardrails().check(cr, doc); err != nil {
 		return nil, err
 	}
 	return warnings, nil

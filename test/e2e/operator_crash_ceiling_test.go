@@ -2,13 +2,18 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"leash.dev/leash/operator"
 )
 
 // TestCrashCeiling kills `leash operator --ceiling` after each IAM call of
@@ -74,4 +79,136 @@ func TestCrashCeiling(t *testing.T) {
 		}
 	}
 	runs.checkNoSecrets(t, append(tap.secrets(), root.Secret.Reveal()))
+}
+
+// TestCrashCeilingAdded kills `leash operator` at each IAM call of
+// applying a ceiling newly added to a cluster with several minted users:
+// reading and creating the ceiling policy, listing the users, reading
+// each, putting each one's boundary. Round n starts the operator with the
+// ceiling, as if it had just been added (no ceiling policy, no boundary),
+// and kills it at the nth of those calls; after the restart settles no
+// user is without the ceiling as its boundary. The first round whose
+// operator finishes bounding every user before its nth call ends the test.
+// The sweep is off (a long interval), since it reads the same users.
+func TestCrashCeilingAdded(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	cl.namespace(t, crashNS)
+	root := cl.adminKey(t)
+	tap := newIAMTap(t, cl.url, root.ID)
+	args := []string{"operator", "--kubeconfig", cl.api.Kubeconfig(t, "operator"),
+		"--iam-endpoint", tap.url, "--root-credentials-file", cl.local.AdminCredentialsPath(),
+		"--namespace", crashNS, "--cluster-name", crashNS,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--sweep-interval", "1h"}
+	plain := newOperatorRuns(t, args...)
+	first := plain.next()
+	first.start(t)
+	const users = 3
+	for i := range users {
+		cl.create(t, request(t, crashNS, fmt.Sprintf("b-%d", i), crashNS, crashEntries))
+	}
+	plain.waitAllReady(t, first, cl)
+	first.terminate(t)
+
+	const doc = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","iam:GetUser"],"Resource":"*"}]}`
+	ceiling := filepath.Join(t.TempDir(), "ceiling.json")
+	if err := os.WriteFile(ceiling, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs := newOperatorRuns(t, append(args, "--ceiling", ceiling)...)
+	name := crashNS + "-leash-ceiling"
+	arn := "arn:aws:iam::" + account + ":policy/leash/" + crashNS + "/ceiling/" + name
+	applying := func(c tapCall) bool {
+		switch c.action {
+		case "GetCallerIdentity", "ListUsers", "GetUser", "PutUserPermissionsBoundary":
+			return c.signer == "root"
+		}
+		return c.policy == name
+	}
+	const done = `"msg":"every minted user has the permissions boundary"`
+	var kills []string
+	for n := 1; ; n++ {
+		if n > 4+3*users {
+			t.Fatalf("every round up to %d was killed before the ceiling was applied; calls of the last round: %v", n-1, tap.counted())
+		}
+		unbound(t, cl, arn)
+		p := runs.next()
+		tap.arm(p, n, applying)
+		p.start(t)
+		runs.waitKillOr(t, p, tap, "every user bounded", func() bool { return strings.Contains(p.stderr.String(), done) })
+		killedAt := tap.disarm()
+		calls := tap.counted()
+		if killedAt == "" || strings.Contains(p.stderr.String(), done) {
+			if killedAt == "" {
+				p.terminate(t)
+			}
+			t.Logf("round %d: every user bounded after %d calls, no kill while applying: %s", n, len(calls), strings.Join(calls, ", "))
+			checkBounded(t, cl, arn, doc)
+			break
+		}
+		t.Logf("round %d: kill %d after %s (calls: %s)", n, n, killedAt, strings.Join(calls, ", "))
+		kills = append(kills, killedAt)
+		restart := runs.next()
+		restart.start(t)
+		waitFor(t, 60*time.Second, "the restart to bound every user", func() (bool, string) {
+			return strings.Contains(restart.stderr.String(), done), ""
+		})
+		checkBounded(t, cl, arn, doc)
+		runs.waitAllReady(t, restart, cl)
+		restart.terminate(t)
+		checkMinted(t, cl)
+	}
+	t.Logf("applying a new ceiling to %d users: %d kills, in order: %s", users, len(kills), strings.Join(kills, " | "))
+	if want := 4 + 2*users; len(kills) < want {
+		t.Errorf("applying the ceiling was killed at %d calls (%v); it makes at least %d (the root's identity, GetPolicy, CreatePolicy, ListUsers, then GetUser and PutUserPermissionsBoundary per user)", len(kills), kills, want)
+	}
+	var secrets []string
+	for _, s := range crashSecrets(t, cl) {
+		secrets = append(secrets, string(s.Data[operator.SecretKeySecret]))
+	}
+	plain.checkNoSecrets(t, append(secrets, root.Secret.Reveal()))
+	runs.checkNoSecrets(t, append(secrets, root.Secret.Reveal()))
+}
+
+// unbound undoes a ceiling behind leash's back, as if it had never been
+// set: every user's boundary removed, the ceiling policy deleted.
+func unbound(t *testing.T, cl *cluster, arn string) {
+	t.Helper()
+	ctx := context.Background()
+	for user := range crashUsers(t, cl) {
+		if _, err := cl.admin.DeleteUserPermissionsBoundary(ctx, &iam.DeleteUserPermissionsBoundaryInput{UserName: aws.String(user)}); err != nil && apiErrCode(err) != "NoSuchEntity" {
+			t.Fatal(err)
+		}
+	}
+	versions, err := cl.admin.ListPolicyVersions(ctx, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
+	if apiErrCode(err) == "NoSuchEntity" {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions.Versions {
+		if !v.IsDefaultVersion {
+			if _, err := cl.admin.DeletePolicyVersion(ctx, &iam.DeletePolicyVersionInput{PolicyArn: aws.String(arn), VersionId: v.VersionId}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := cl.admin.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(arn)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkBounded fails unless every user under the crash cluster's path has
+// the ceiling policy as its boundary and the policy's default version is
+// doc.
+func checkBounded(t *testing.T, cl *cluster, arn, doc string) {
+	t.Helper()
+	users := map[string]string{}
+	for user := range crashUsers(t, cl) {
+		users[user] = user
+	}
+	if ok, state := ceilingHolds(t, cl.admin, arn, doc, users); !ok {
+		t.Fatalf("after the restart: %s", state)
+	}
+	t.Logf("  %d users, each bounded by the ceiling", len(users))
 }
