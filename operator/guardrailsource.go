@@ -33,7 +33,7 @@ func (s GuardrailSources) watched() bool { return s.CeilingFile != "" || s.Confi
 // validated (Config.Validate, Provisioner.SetGuardrails).
 func (s GuardrailSources) Load(configMap map[string]string) (Guardrails, error) {
 	g := Guardrails{NamespaceActions: s.Flags.NamespaceActions, RefuseEscalation: s.Flags.RefuseEscalation,
-		EscalationNamespaces: s.Flags.EscalationNamespaces, Ceiling: s.Flags.Ceiling}
+		EscalationNamespaces: s.Flags.EscalationNamespaces, Ceiling: s.Flags.Ceiling, Command: s.Flags.Command}
 	if s.CeilingFile != "" {
 		data, err := os.ReadFile(s.CeilingFile)
 		if err != nil {
