@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +209,99 @@ func (cl *cluster) mintedUserNames(t *testing.T) []string {
 		names = append(names, aws.ToString(u.UserName))
 	}
 	return names
+}
+
+// TestSecretRaceWithTheTeam has the team create, at the same moment as its
+// requests, the very Secrets the requests name, with data of its own. Each
+// race has one winner and no blend: either leash created the Secret (marked
+// with the request's UID, the team's create refused) and the request is
+// Ready, or the team's Secret stands byte for byte and the request is
+// SecretNotOwned. Then KubeCluster's own guards: a create never applies over
+// a Secret made since it was read, a write on a stale version is refused,
+// and a delete names the Secret's UID.
+func TestSecretRaceWithTheTeam(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	ctx := context.Background()
+	cl.namespace(t, "team-a")
+	cl.runOperator(t, cl.operatorOptions(operator.Config{AdminNamespaces: []string{"leash-system"}}))
+	team := cl.clientAs(t, "team-a", "deployer")
+	entries := "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"
+
+	const races = 8
+	teamWon := make([]bool, races)
+	done := make(chan int, races)
+	for i := range races {
+		name := fmt.Sprintf("race-%d", i)
+		go func() {
+			mine := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name + "-creds"},
+				Data: map[string][]byte{"token": []byte("team-" + name)}}
+			if i%2 == 0 { // half the time the request goes first
+				if err := team.Create(ctx, request(t, "team-a", name, "team-a", entries)); err != nil {
+					t.Error(err)
+				}
+				teamWon[i] = team.Create(ctx, mine) == nil
+			} else {
+				teamWon[i] = team.Create(ctx, mine) == nil
+				if err := team.Create(ctx, request(t, "team-a", name, "team-a", entries)); err != nil {
+					t.Error(err)
+				}
+			}
+			done <- i
+		}()
+	}
+	for range races {
+		<-done
+	}
+	for i := range races {
+		name := fmt.Sprintf("race-%d", i)
+		var cr *leashv1.CredentialsRequest
+		waitFor(t, 60*time.Second, name+" to settle", func() (bool, string) {
+			cr = cl.get(t, "team-a", name)
+			ready := conditionOf(cr, leashv1.Ready)
+			refused := conditionOf(cr, leashv1.CredentialsProvisionFailure)
+			return (ready != nil && ready.Status == corev1.ConditionTrue) ||
+				(refused != nil && refused.Status == corev1.ConditionTrue && refused.Reason == operator.ReasonSecretNotOwned), "neither Ready nor SecretNotOwned"
+		})
+		s := cl.secret(t, "team-a", name+"-creds")
+		if teamWon[i] {
+			if !bytes.Equal(s.Data["token"], []byte("team-"+name)) || len(s.Data) != 1 || s.Annotations[secretowner.AnnotationRequestUID] != "" {
+				t.Errorf("%s: the team's Secret was written by leash: %d keys", name, len(s.Data))
+			}
+			if c := conditionOf(cr, leashv1.CredentialsProvisionFailure); c == nil || c.Reason != operator.ReasonSecretNotOwned {
+				t.Errorf("%s: the team's Secret won, yet the request is not SecretNotOwned", name)
+			}
+		} else {
+			if s.Annotations[secretowner.AnnotationRequestUID] != string(cr.UID) || len(s.Data[operator.SecretKeyID]) == 0 || len(s.Data["token"]) != 0 {
+				t.Errorf("%s: leash won the race, yet its Secret is not its own alone", name)
+			}
+		}
+	}
+
+	// KubeCluster's guards, one at a time.
+	kube := operator.KubeCluster{Client: cl.c, Reader: cl.c}
+	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "theirs"}, Data: map[string][]byte{"token": []byte("t")}}
+	cl.create(t, theirs)
+	ours := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "theirs"}, Data: map[string][]byte{"credentials": []byte("c")}}
+	if err := kube.WriteSecret(ctx, ours, nil); !apierrors.IsAlreadyExists(err) {
+		t.Errorf("creating over a Secret made since it was read: %v, want AlreadyExists", err)
+	}
+	read := cl.secret(t, "team-a", "theirs")
+	changed := read.DeepCopy()
+	changed.Data["token"] = []byte("t2")
+	if err := cl.c.Update(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.WriteSecret(ctx, ours, read); !apierrors.IsConflict(err) {
+		t.Errorf("writing on a stale version: %v, want Conflict", err)
+	}
+	if err := cl.c.Delete(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	cl.create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "theirs"}, Data: map[string][]byte{"token": []byte("new")}})
+	if err := kube.DeleteSecret(ctx, "team-a", "theirs", read.UID); !apierrors.IsConflict(err) {
+		t.Errorf("deleting a Secret replaced under the same name: %v, want Conflict", err)
+	}
+	if s := cl.secret(t, "team-a", "theirs"); s == nil || !bytes.Equal(s.Data["token"], []byte("new")) {
+		t.Error("the replacement Secret was deleted or changed")
+	}
 }
