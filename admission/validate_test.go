@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/workload"
 )
 
@@ -75,6 +76,64 @@ spec:
 			}
 			if tt.with != "" && !strings.Contains(msg, tt.with) {
 				t.Errorf("refusal %q does not say %q", msg, tt.with)
+			}
+		})
+	}
+}
+
+// apiAccessPod is an STS pod as a cluster's ServiceAccount admission leaves
+// it before the webhooks run: a kube-api-access-* projected volume with a
+// token for the API server itself (no audience), its CA and the namespace,
+// mounted in every container. leash check workload never sees that volume.
+// https://kubernetes.io/docs/concepts/security/service-accounts/#get-a-token
+const apiAccessPod = `---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: apps, labels: {app: app}, annotations: {leash.dev/credentials: role}}
+spec:
+  serviceAccountName: app
+  initContainers:
+  - name: init
+    image: app:1
+    volumeMounts: [{name: kube-api-access-x8k2p, mountPath: /var/run/secrets/kubernetes.io/serviceaccount, readOnly: true}]
+  containers:
+  - name: app
+    image: app:1
+    volumeMounts: [{name: kube-api-access-x8k2p, mountPath: /var/run/secrets/kubernetes.io/serviceaccount, readOnly: true}]
+  volumes:
+  - name: kube-api-access-x8k2p
+    projected:
+      defaultMode: 420
+      sources:
+      - serviceAccountToken: {expirationSeconds: 3607, path: token}
+      - configMap: {name: kube-root-ca.crt, items: [{key: ca.crt, path: ca.crt}]}
+      - downwardAPI: {items: [{path: namespace, fieldRef: {apiVersion: v1, fieldPath: metadata.namespace}}]}
+`
+
+// TestJudgeBesideTheAPIServerToken pins that validation judges the STS
+// request's token, not the API server's: the pod admission wired is
+// admitted with no finding at all, and one wired with a token for another
+// audience than the roles trust is refused once, for that token.
+func TestJudgeBesideTheAPIServerToken(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		audience string // the audience the pod is wired for
+		refuse   string
+	}{
+		{"the pod as the mutating webhook wires it is admitted", "", ""},
+		{"the pod wired for another audience is refused once, for leash's token", "sts.example.internal", "LEASH-WL-005"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := workload.Parse("m.yaml", []byte(setRequests+apiAccessPod))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := WireSet(s, Wiring{Mode: leashv1.ModeManual, Audience: tt.audience}); err != nil {
+				t.Fatal(err)
+			}
+			v := Judge(s, s.Pods[0], analyze.Info)
+			if ids(v.Refuse) != tt.refuse || len(v.Warn) != 0 {
+				t.Errorf("refuse %q warn %q, want %q and none\n%s", ids(v.Refuse), ids(v.Warn), tt.refuse, refusal(v.Refuse))
 			}
 		})
 	}

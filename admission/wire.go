@@ -27,8 +27,9 @@ const (
 	CredentialsVolume = "leash-credentials"
 	// CredentialsDir is where it is mounted, read-only.
 	CredentialsDir = "/var/run/secrets/leash.dev/credentials"
-	// TokenVolume is the projected service account token of an STS request.
-	TokenVolume = "leash-token"
+	// TokenVolume is the projected service account token of an STS
+	// request; the workload checks judge the token in it as the request's.
+	TokenVolume = workload.TokenVolume
 	// TokenExpirationSeconds is the projected token's lifetime.
 	TokenExpirationSeconds = 3600
 )

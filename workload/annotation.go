@@ -28,6 +28,10 @@ const (
 	AnnotationCredentialsKept = "leash.dev/credentials-kept"
 )
 
+// TokenVolume is the projected volume admission adds for an STS request's
+// service account token; the token checks judge it as the request's.
+const TokenVolume = "leash-token"
+
 // idNamedRequest is the finding of a leash.dev/credentials annotation that
 // admission cannot wire.
 const idNamedRequest = "LEASH-WL-012"

@@ -407,7 +407,12 @@ func mountedCredentials(p Pod, creds []credential) map[string]credentialPaths {
 }
 
 // checkToken checks the projected service account token of an STS request:
-// its audience (the Set's) and where it is mounted.
+// its audience (the Set's) and where it is mounted. Only the request's own
+// token is judged (requestToken): a pod holds others, such as the
+// kube-api-access-* volume that a cluster's ServiceAccount admission adds to
+// every pod, before webhooks run, with a token for the API server itself;
+// judging that one as the request's would refuse every STS pod in the
+// webhook while leash check workload, which never sees it, admits it.
 func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding {
 	audience := s.audience()
 	if !s.isSTS(r) {
@@ -425,7 +430,7 @@ func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding 
 		}
 		for _, src := range v.Projected.Sources {
 			t := src.ServiceAccountToken
-			if t == nil {
+			if t == nil || !requestToken(p, v.Name, t, want, audience) {
 				continue
 			}
 			for _, c := range p.Spec.Containers {
@@ -452,10 +457,30 @@ func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding 
 	}
 	if !found {
 		out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source, Path: p.Path + ".volumes",
-			Message: fmt.Sprintf("%s/%s uses STS, but the pod mounts no projected service account token", r.Namespace, r.Name),
+			Message: fmt.Sprintf("%s/%s uses STS, but the pod mounts no projected service account token for it: none at %s, in volume %s, or for audience %s", r.Namespace, r.Name, want, TokenVolume, audience),
 			Fix:     fmt.Sprintf("add a projected volume with a serviceAccountToken (audience %s) mounted at %s", audience, want)})
 	}
 	return out
+}
+
+// requestToken says whether a projected token of volume is the one an STS
+// request's credentials file names: mounted at its cloudTokenPath (want) in
+// a container, in the volume admission wires (TokenVolume), or for the
+// audience the roles trust. Each is judged, audience and place, rather than
+// trusted by its name; any other token (the API server's kube-api-access-*,
+// a token for another audience mounted elsewhere) is not the request's.
+func requestToken(p Pod, volume string, t *corev1.ServiceAccountTokenProjection, want, audience string) bool {
+	if volume == TokenVolume || t.Audience == audience {
+		return true
+	}
+	for _, c := range p.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.Name == volume && path.Join(m.MountPath, t.Path) == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // egressExcludesIMDS says whether a NetworkPolicy selecting the pod limits

@@ -38,15 +38,7 @@ func TestEachFinding(t *testing.T) {
 	if ids := check(t, good); len(ids) != 0 {
 		t.Fatalf("the good manifests have findings %v", ids)
 	}
-	sts := strings.Replace(good, "    statementEntries:", "    stsIAMRoleARN: arn:aws:iam::111122223333:role/ccm\n    statementEntries:", 1)
-	stsGood := strings.Replace(sts, `      volumes:
-      - name: creds`, `        - {name: token, mountPath: /var/run/secrets/openshift/serviceaccount}
-      volumes:
-      - name: token
-        projected:
-          sources:
-          - serviceAccountToken: {audience: sts.amazonaws.com, path: token}
-      - name: creds`, 1)
+	sts, stsGood := stsManifests(t)
 	tests := []struct {
 		name, manifests, want string
 	}{

@@ -157,13 +157,13 @@ func run(ctx context.Context, args []string, out io.Writer) (bool, error) {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 
-	env := &envtest.Environment{BinaryAssetsDirectory: apiserver.AssetsDir(), CRDDirectoryPaths: []string{o.crdDir}, ErrorIfCRDPathMissing: true,
-		Scheme: operator.Scheme(), WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{o.hooks}}}
-	cfg, err := env.Start()
+	api, err := apiserver.Run(apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{o.crdDir},
+		Webhooks: envtest.WebhookInstallOptions{Paths: []string{o.hooks}}})
 	if err != nil {
-		return false, fmt.Errorf("start the API server from %s (build it with hack/envtest/build.sh): %w", apiserver.AssetsDir(), err)
+		return false, err
 	}
-	defer func() { _ = env.Stop() }()
+	defer func() { _ = api.Stop() }()
+	cfg := rest.CopyConfig(api.Config)
 	cfg.QPS, cfg.Burst = -1, 0
 	c, err := client.New(cfg, client.Options{Scheme: operator.Scheme()})
 	if err != nil {
@@ -176,7 +176,7 @@ func run(ctx context.Context, args []string, out io.Writer) (bool, error) {
 	defer func() { _ = local.Stop() }()
 
 	own := &answers{by: map[string][]time.Duration{}}
-	wio := env.WebhookInstallOptions
+	wio := api.Env.WebhookInstallOptions
 	mgr, _, err := operator.NewManager(cfg, operator.Options{
 		Config: operator.Config{Mode: leashv1.ModeMint, ClusterName: "bench"},
 		IAM:    iamclient.Config{Endpoint: local.URL}, RootFile: local.AdminCredentialsPath(),

@@ -42,7 +42,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -157,7 +156,7 @@ func run(ctx context.Context, args []string, out io.Writer) (pass bool, err erro
 	if err := op.waitStarted(ctx, time.Minute); err != nil {
 		return false, err
 	}
-	if err := api.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+	if err := api.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		return false, err
 	}
 
@@ -202,10 +201,10 @@ func measure(ctx context.Context, api *apiServer, op *operatorProcess, o options
 	start := time.Now() // the clock starts as the first create is sent
 	created := make(chan createResult, 1)
 	go func() {
-		err := createRequests(ctx, api.client, o.n, o.creators)
+		err := createRequests(ctx, api.Client, o.n, o.creators)
 		created <- createResult{time.Since(start), err}
 	}()
-	w, err := waitReady(ctx, api.client, op, o, start, created, out, sampler)
+	w, err := waitReady(ctx, api.Client, op, o, start, created, out, sampler)
 	m.ready, m.readyCount, m.created = time.Since(start), w.ready, w.created
 	if err != nil && !errors.Is(err, errTimedOut) {
 		sampler.stop()
@@ -437,50 +436,23 @@ func leashBinary(ctx context.Context, path, dir string) (string, error) {
 	return bin, nil
 }
 
-// apiServer is kube-apiserver and etcd with the CRD installed.
+// apiServer is kube-apiserver and etcd with the CRD installed, started as
+// the tests start them (test/apiserver: a cluster's admission plugins).
 type apiServer struct {
-	env        *envtest.Environment
-	client     client.Client
+	*apiserver.Server
 	kubeconfig string // a file, for the operator
 }
 
 func startAPIServer(crdDir, dir string) (*apiServer, error) {
-	assets := apiserver.AssetsDir()
-	for _, bin := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
-			return nil, fmt.Errorf("%s is missing (%v); build kube-apiserver and etcd with\n"+
-				"\texport KUBEBUILDER_ASSETS=\"$(hack/envtest/build.sh)\"\nfrom the repository root (5 to 10 minutes the first time)", bin, err)
-		}
-	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{crdDir},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                operator.Scheme(),
-	}
-	cfg, err := env.Start()
+	s, err := apiserver.Run(apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{crdDir}})
 	if err != nil {
-		return nil, fmt.Errorf("start the API server from %s: %w", assets, err)
-	}
-	a := &apiServer{env: env}
-	if a.client, err = client.New(cfg, client.Options{Scheme: operator.Scheme()}); err != nil {
-		a.stop()
 		return nil, err
 	}
+	a := &apiServer{Server: s}
 	// The operator gets its own user and a kubeconfig file, as it would
 	// from a workstation.
-	user, err := env.AddUser(envtest.User{Name: "leash-operator", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		a.stop()
-		return nil, err
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		a.stop()
-		return nil, err
-	}
 	a.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(a.kubeconfig, kc, 0o600); err != nil {
+	if err := s.WriteKubeconfig("leash-operator", a.kubeconfig); err != nil {
 		a.stop()
 		return nil, err
 	}
@@ -488,7 +460,7 @@ func startAPIServer(crdDir, dir string) (*apiServer, error) {
 }
 
 func (a *apiServer) stop() {
-	if err := a.env.Stop(); err != nil {
+	if err := a.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/operator: stop the API server:", err)
 	}
 }

@@ -1,9 +1,13 @@
 // Package apiserver starts a real Kubernetes API server (kube-apiserver and
 // etcd, built from the Go module proxy by hack/envtest/build.sh) for tests,
-// through controller-runtime's envtest.
+// through controller-runtime's envtest, with the admission plugins a
+// cluster runs (see asACluster): a pod gets its ServiceAccount's token
+// volume before webhooks see it, and must run as a ServiceAccount that
+// exists (ServiceAccounts creates them).
 package apiserver
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +45,9 @@ type Options struct {
 	// CRDDirs are folders of CRD manifests to install; each must exist.
 	CRDDirs []string
 	// Issuer, when set, makes the API server sign service account tokens
-	// (the TokenRequest API, projected tokens) as this OIDC issuer instead
-	// of envtest's own.
+	// (the TokenRequest API, projected tokens, the token volume every pod
+	// gets) as this OIDC issuer. Nil means envtest's own: a key it makes
+	// for each server, and the issuer https://127.0.0.1:PORT/.
 	Issuer *Issuer
 	// Flags are more kube-apiserver flags, "--name=value", set after
 	// Issuer's: such as the ones leash sts create-issuer prints.
@@ -75,15 +80,33 @@ type Server struct {
 	scheme *runtime.Scheme
 }
 
-// Start starts kube-apiserver and etcd and stops them when the test ends.
-// It fails the test, rather than skipping it, when the binaries are
-// missing: a skipped test here would look like a pass in CI.
+// Start starts kube-apiserver and etcd, as Run does, and stops them when
+// the test ends. It fails the test, rather than skipping it, when the
+// binaries are missing: a skipped test here would look like a pass in CI.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	start := time.Now()
+	s, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("API server started in %v", time.Since(start).Round(time.Millisecond))
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping the API server: %v", err)
+		}
+	})
+	return s
+}
+
+// Run starts kube-apiserver and etcd as a cluster runs them (see
+// asACluster), for a program rather than a test: the benchmarks. The
+// caller stops them with Stop.
+func Run(o Options) (*Server, error) {
 	dir := AssetsDir()
 	for _, bin := range []string{"kube-apiserver", "etcd"} {
 		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s is missing (%v); build kube-apiserver and etcd (5 to 10 minutes the first time) with\n"+
+			return nil, fmt.Errorf("%s is missing (%v); build kube-apiserver and etcd (5 to 10 minutes the first time) with\n"+
 				"\texport KUBEBUILDER_ASSETS=\"$(hack/envtest/build.sh)\"\n"+
 				"from the repository root, as `make test` and .ci/run do", bin, err)
 		}
@@ -95,8 +118,9 @@ func Start(t testing.TB, o Options) *Server {
 		Scheme:                o.Scheme,
 		WebhookInstallOptions: o.Webhooks,
 	}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	asACluster(args)
 	if is := o.Issuer; is != nil {
-		args := env.ControlPlane.GetAPIServer().Configure()
 		args.Set("service-account-issuer", is.URL)
 		args.Set("service-account-signing-key-file", is.SigningKeyFile)
 		args.Set("service-account-key-file", is.PublicKeyFiles...)
@@ -106,25 +130,24 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		args.Set("api-audiences", strings.Join(audiences, ","))
 	}
-	if err := setFlags(env.ControlPlane.GetAPIServer().Configure(), o.Flags); err != nil {
-		t.Fatal(err)
+	if err := setFlags(args, o.Flags); err != nil {
+		return nil, err
 	}
-	start := time.Now()
 	cfg, err := env.Start()
 	if err != nil {
-		t.Fatalf("starting the API server from %s: %v", dir, err)
+		return nil, fmt.Errorf("starting the API server from %s: %w", dir, err)
 	}
-	t.Logf("API server started in %v", time.Since(start).Round(time.Millisecond))
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping the API server: %v", err)
-		}
-	})
 	c, err := client.New(cfg, client.Options{Scheme: o.Scheme})
 	if err != nil {
-		t.Fatalf("client: %v", err)
+		_ = env.Stop()
+		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Server{Config: cfg, Client: c, Env: env, scheme: o.Scheme}
+	return &Server{Config: cfg, Client: c, Env: env, scheme: o.Scheme}, nil
+}
+
+// Stop stops kube-apiserver and etcd.
+func (s *Server) Stop() error {
+	return s.Env.Stop()
 }
 
 // Kubectl is the kubectl hack/envtest/build.sh builds beside the API server,
@@ -144,17 +167,22 @@ func Kubectl(t testing.TB) string {
 // and returns its path.
 func (s *Server) Kubeconfig(t testing.TB, user string) string {
 	t.Helper()
-	u, err := s.Env.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatalf("adding user %s: %v", user, err)
-	}
-	kc, err := u.KubeConfig()
-	if err != nil {
-		t.Fatalf("kubeconfig of %s: %v", user, err)
-	}
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
+	if err := s.WriteKubeconfig(user, path); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// WriteKubeconfig writes the kubeconfig Kubeconfig returns to path.
+func (s *Server) WriteKubeconfig(user, path string) error {
+	u, err := s.Env.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("adding user %s: %w", user, err)
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig of %s: %w", user, err)
+	}
+	return os.WriteFile(path, kc, 0o600)
 }

@@ -650,6 +650,10 @@ func testApplied(t *testing.T, kubectl string, rendered []*unstructured.Unstruct
 		if err := c.Create(ctx, pod, client.DryRunAll); err != nil {
 			t.Errorf("the operator's pod is not admitted to %s: %v", namespace, err)
 		}
+		// It runs as the namespace's default ServiceAccount, which a
+		// cluster's controller makes and the ServiceAccount admission
+		// requires before PodSecurity judges the pod.
+		srv.ServiceAccounts(t, namespace)
 		loose := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "no-security-settings"},
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "leash:latest"}}},

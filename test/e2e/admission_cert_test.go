@@ -70,6 +70,7 @@ func TestAdmissionCertRotation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	srv.ServiceAccounts(t, "apps")
 
 	// The operator's manager, as operator.NewManager makes it: its cache
 	// holds only the Secrets leash writes for requests, so the Rotator's

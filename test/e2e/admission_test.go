@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/admission"
@@ -201,8 +200,9 @@ func TestAdmission(t *testing.T) {
 	annotated := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "annotated", Annotations: map[string]string{workload.AnnotationCredentials: "key"}}}
 	cl.create(t, annotated)
 	for _, ns := range []string{"apps", "enforced", "warned", "skipped"} {
-		cl.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}})
+		cl.api.ServiceAccounts(t, ns)
 	}
+	cl.api.ServiceAccounts(t, "apps", "aws-load-balancer-controller")
 
 	// The operator serves its webhooks before the requests are created:
 	// the CredentialsRequest webhook fails closed.
@@ -213,15 +213,7 @@ func TestAdmission(t *testing.T) {
 	o := cl.operatorOptions(operator.Config{Audience: ownAudience})
 	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
 	stop, _ := cl.runOperator(t, o)
-	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
-	waitFor(t, 30*time.Second, "the webhook to listen on "+addr, func() (bool, string) {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			return false, err.Error()
-		}
-		_ = c.Close()
-		return true, ""
-	})
+	waitListening(t, wio)
 
 	entries := "- effect: Allow\n  action: [\"ec2:DescribeInstances\"]\n  resource: \"*\"\n"
 	role := request(t, "apps", "role", "apps", entries)
@@ -309,11 +301,10 @@ func TestAdmission(t *testing.T) {
 	})
 
 	t.Run("a pod naming an STS request gets the projected token for the roles' audience, and is admitted", func(t *testing.T) {
+		// The API server's ServiceAccount admission gives the pod its
+		// ServiceAccount, default, and the kube-api-access token volume
+		// before the webhooks run; validation judges leash's token only.
 		p := admissionPod("apps", "sts", map[string]string{workload.AnnotationCredentials: "role"})
-		// A projected token needs the pod's ServiceAccount, which a
-		// cluster's ServiceAccount admission sets before webhooks run;
-		// envtest's API server runs without it.
-		p.Spec.ServiceAccountName = "default"
 		cl.create(t, p)
 		got := stored(t, p)
 		wantWired(t, got, "apps", "role", "role-creds")
@@ -393,6 +384,8 @@ func TestAdmission(t *testing.T) {
 		cl.create(t, plain)
 		cl.create(t, bare)
 		got, want := stored(t, plain), stored(t, bare)
+		// Each has its own kube-api-access-* volume, named at random.
+		sameAPIAccess(got, want)
 		if !reflect.DeepEqual(got.Spec, want.Spec) || !reflect.DeepEqual(got.Annotations, want.Annotations) || !reflect.DeepEqual(got.Labels, want.Labels) {
 			t.Errorf("stored\n%+v %v\nwithout the webhook\n%+v %v", got.Spec, got.Annotations, want.Spec, want.Annotations)
 		}
@@ -461,10 +454,52 @@ func TestAdmission(t *testing.T) {
 		p := admissionPod("apps", "down", map[string]string{workload.AnnotationCredentials: "key"})
 		cl.create(t, p)
 		got := stored(t, p)
-		if len(got.Spec.Volumes) != 0 || len(got.Spec.Containers[0].Env) != 0 || got.Annotations[workload.AnnotationCredentialsInjected] != "" {
+		if apiAccess(got.Spec) == "" || len(got.Spec.Volumes) != 1 || len(got.Spec.Containers[0].Env) != 0 || got.Annotations[workload.AnnotationCredentialsInjected] != "" {
 			t.Errorf("stored pod %+v %v: want it as sent (failurePolicy Ignore)", got.Spec, got.Annotations)
 		}
 	})
+}
+
+// waitListening waits until the webhook listens where the API server
+// calls it.
+func waitListening(t *testing.T, wio envtest.WebhookInstallOptions) {
+	t.Helper()
+	waitListening(t, wio)
+}
+
+// apiAccess is the name of the kube-api-access-* projected volume the API
+// server's ServiceAccount admission adds to a pod, with a token for the
+// API server itself; empty when the pod has none.
+func apiAccess(spec corev1.PodSpec) string {
+	for _, v := range spec.Volumes {
+		if strings.HasPrefix(v.Name, "kube-api-access-") && v.Projected != nil {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// sameAPIAccess names b's kube-api-access-* volume, and its mounts, as a's,
+// so that two pods stored alike compare equal.
+func sameAPIAccess(a, b *corev1.Pod) {
+	from, to := apiAccess(b.Spec), apiAccess(a.Spec)
+	if from == "" || to == "" {
+		return
+	}
+	for i := range b.Spec.Volumes {
+		if b.Spec.Volumes[i].Name == from {
+			b.Spec.Volumes[i].Name = to
+		}
+	}
+	for _, cs := range [][]corev1.Container{b.Spec.InitContainers, b.Spec.Containers} {
+		for i := range cs {
+			for j := range cs[i].VolumeMounts {
+				if cs[i].VolumeMounts[j].Name == from {
+					cs[i].VolumeMounts[j].Name = to
+				}
+			}
+		}
+	}
 }
 
 func contains(list []string, s string) bool {

@@ -36,16 +36,22 @@ const stsIssuerURL = "https://oidc.leash.example/e2e"
 // whose account has the IAM OIDC provider for it.
 func newSTSCluster(t *testing.T) *cluster {
 	t.Helper()
+	return newSTSClusterWith(t, clusterOptions{})
+}
+
+// newSTSClusterWith is newSTSCluster with more options (webhooks); o's
+// issuer and jwks are newSTSCluster's.
+func newSTSClusterWith(t *testing.T, o clusterOptions) *cluster {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "issuer")
 	is, _, err := oidcissuer.Create(dir, oidcissuer.CreateOptions{URL: stsIssuerURL, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kid := is.SigningKey().ID
-	cl := newCluster(t, clusterOptions{
-		issuer: &apiserver.Issuer{URL: stsIssuerURL, SigningKeyFile: oidcissuer.PrivateKeyFile(dir, kid), PublicKeyFiles: []string{oidcissuer.PublicKeyFile(dir, kid)}},
-		jwks:   map[string]string{stsIssuerURL: oidcissuer.JWKSFile(dir)},
-	})
+	o.issuer = &apiserver.Issuer{URL: stsIssuerURL, SigningKeyFile: oidcissuer.PrivateKeyFile(dir, kid), PublicKeyFiles: []string{oidcissuer.PublicKeyFile(dir, kid)}}
+	o.jwks = map[string]string{stsIssuerURL: oidcissuer.JWKSFile(dir)}
+	cl := newCluster(t, o)
 	_, err = cl.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
 		Url: aws.String(stsIssuerURL), ClientIDList: []string{operator.DefaultAudience}, ThumbprintList: []string{strings.Repeat("0", 40)}})
 	if err != nil {
