@@ -42,16 +42,17 @@ func TestAdmissionAdmitsTheSTSExample(t *testing.T) {
 	if err := cl.c.Update(ctx, kubeSystem); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := cl.api.Kubeconfig(t, "e2e-admin")
-	kubectlOutput(t, apiserver.Kubectl(t), "--kubeconfig="+kubeconfig, "--cache-dir="+filepath.Join(filepath.Dir(kubeconfig), "cache"),
-		"apply", "-f", filepath.Join("..", "..", "examples", "ccm-sts"))
-
+	// The operator serves its webhooks before the example is applied: the
+	// CredentialsRequest webhook fails closed.
 	wio := cl.api.Env.WebhookInstallOptions
 	o := cl.operatorOptions(operator.Config{Mode: leashv1.ModeSTS, OIDCIssuer: stsIssuerURL})
 	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
 	_, _ = cl.runOperator(t, o)
-	cr := cl.waitReady(t, ns, request)
 	waitListening(t, wio)
+	kubeconfig := cl.api.Kubeconfig(t, "e2e-admin")
+	kubectlOutput(t, apiserver.Kubectl(t), "--kubeconfig="+kubeconfig, "--cache-dir="+filepath.Join(filepath.Dir(kubeconfig), "cache"),
+		"apply", "-f", filepath.Join("..", "..", "examples", "ccm-sts"))
+	cr := cl.waitReady(t, ns, request)
 
 	var d appsv1.Deployment
 	if err := cl.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "aws-cloud-controller-manager"}, &d); err != nil {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -464,7 +466,15 @@ func TestAdmission(t *testing.T) {
 // calls it.
 func waitListening(t *testing.T, wio envtest.WebhookInstallOptions) {
 	t.Helper()
-	waitListening(t, wio)
+	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
+	waitFor(t, 30*time.Second, "the webhook to listen on "+addr, func() (bool, string) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = c.Close()
+		return true, ""
+	})
 }
 
 // apiAccess is the name of the kube-api-access-* projected volume the API
