@@ -61,14 +61,6 @@ func (s *Server) closeOtherAccounts() error {
 	return errors.Join(errs...)
 }
 
-// storeOf is the state of an account the server holds, nil for others.
-func (s *Server) storeOf(account string) *store.Store {
-	if account == s.store.Account().ID {
-		return s.store
-	}
-	return s.others[account]
-}
-
 // storeForKey is the state of the account that issued an access key: the
 // account a signed request acts in. An unknown key is the main account's,
 // which refuses it.
