@@ -114,9 +114,10 @@ func (cl *cluster) operatorOptions(cfg operator.Config) operator.Options {
 		cfg.ClusterName = "e2e"
 	}
 	if cfg.AdminNamespaces == nil {
-		// The tests' requests live in apps, the administrator's namespace,
-		// unless a test says otherwise (operator_deputy_test.go).
-		cfg.AdminNamespaces = []string{"apps"}
+		// The tests' requests live in apps, the administrator's namespace
+		// as the operator's own is by default, or where OpenShift keeps
+		// them, unless a test says otherwise (operator_deputy_test.go).
+		cfg.AdminNamespaces = append([]string{"apps"}, operator.DefaultAdminNamespaces...)
 	}
 	return operator.Options{Config: cfg, IAM: iamclient.Config{Endpoint: cl.url, MaxBackoff: time.Second},
 		RootFile: cl.local.AdminCredentialsPath(), Recheck: 2 * time.Second, Registry: prometheus.NewRegistry(), ManyPerProcess: true}
