@@ -702,6 +702,35 @@ type rbacCase struct {
 	call    func(ctx context.Context) error
 }
 
+// runRBACCases asks, as op (a client impersonating the operator), an access
+// review of each case and, where it has one, makes its call.
+func runRBACCases(ctx context.Context, t *testing.T, op client.Client, cases []rbacCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			review := &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &tc.attrs},
+			}
+			if err := op.Create(ctx, review); err != nil {
+				t.Fatalf("access review: %v", err)
+			}
+			if review.Status.Allowed != tc.allowed {
+				t.Errorf("access review of %+v: allowed %v (%s); want %v", tc.attrs, review.Status.Allowed, review.Status.Reason, tc.allowed)
+			}
+			if tc.call == nil {
+				return
+			}
+			err := tc.call(ctx)
+			switch {
+			case tc.allowed && err != nil:
+				t.Errorf("as %s: %v", operatorUser, err)
+			case !tc.allowed && !apierrors.IsForbidden(err):
+				t.Errorf("as %s: %v; want Forbidden", operatorUser, err)
+			}
+		})
+	}
+}
+
 func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.Client, scheme *runtime.Scheme) {
 	const (
 		crNamespace     = "team-a" // where the CredentialsRequest is
@@ -1026,29 +1055,7 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 	}
 	cases = append(cases, webhookRBACCases(ctx, t, op, admin, attrs, secretNamespace)...)
 
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			review := &authorizationv1.SelfSubjectAccessReview{
-				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &tc.attrs},
-			}
-			if err := op.Create(ctx, review); err != nil {
-				t.Fatalf("access review: %v", err)
-			}
-			if review.Status.Allowed != tc.allowed {
-				t.Errorf("access review of %+v: allowed %v (%s); want %v", tc.attrs, review.Status.Allowed, review.Status.Reason, tc.allowed)
-			}
-			if tc.call == nil {
-				return
-			}
-			err := tc.call(ctx)
-			switch {
-			case tc.allowed && err != nil:
-				t.Errorf("as %s: %v", operatorUser, err)
-			case !tc.allowed && !apierrors.IsForbidden(err):
-				t.Errorf("as %s: %v; want Forbidden", operatorUser, err)
-			}
-		})
-	}
+	runRBACCases(ctx, t, op, cases)
 }
 
 func ptr[T any](v T) *T { return &v }

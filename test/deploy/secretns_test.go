@@ -109,7 +109,7 @@ func TestChartSecretNamespaces(t *testing.T) {
 	secret := func(ns, name string) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: map[string]string{"aws_access_key_id": "placeholder"}}
 	}
-	for _, tc := range []rbacCase{
+	runRBACCases(ctx, t, op, []rbacCase{
 		{name: "secrets create in a listed namespace", attrs: attrs("create", "team-a", ""), allowed: true,
 			call: func(ctx context.Context) error { return op.Create(ctx, secret("team-a", "app-creds")) }},
 		{name: "secrets update in a listed namespace", attrs: attrs("update", "team-b", "app-creds"), allowed: true},
@@ -132,27 +132,5 @@ func TestChartSecretNamespaces(t *testing.T) {
 			call: func(ctx context.Context) error {
 				return op.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "other"}, &corev1.Secret{})
 			}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				ResourceAttributes: &tc.attrs, User: operatorUser,
-				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}}}
-			if err := srv.Client.Create(ctx, review); err != nil {
-				t.Fatalf("access review: %v", err)
-			}
-			if review.Status.Allowed != tc.allowed {
-				t.Errorf("access review of %+v: allowed %v (%s); want %v", tc.attrs, review.Status.Allowed, review.Status.Reason, tc.allowed)
-			}
-			if tc.call == nil {
-				return
-			}
-			err := tc.call(ctx)
-			switch {
-			case tc.allowed && err != nil:
-				t.Errorf("as %s: %v", operatorUser, err)
-			case !tc.allowed && !apierrors.IsForbidden(err):
-				t.Errorf("as %s: %v; want Forbidden", operatorUser, err)
-			}
-		})
-	}
+	})
 }
