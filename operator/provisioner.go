@@ -313,7 +313,8 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	}
 	if mode != leashv1.ModeManual { // Manual reads the administrator's Secret and never writes it
 		if _, err := p.writableSecret(ctx, cr); err != nil {
-			if f := asFailure(err); errors.As(err, new(*Failure)) {
+			var f *Failure
+			if errors.As(err, &f) {
 				out.Failure = f
 				return out, nil
 			}
