@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -105,12 +104,10 @@ func (h *requestHook) refusals(ctx context.Context, req admission.Request, cr *l
 	}
 	ref := types.NamespacedName{Namespace: cr.Spec.SecretRef.Namespace, Name: cr.Spec.SecretRef.Name}
 	var reasons []string
-	if slices.Contains(h.o.Reserved, ref.String()) {
-		reasons = append(reasons, fmt.Sprintf("spec.secretRef: Secret %s is the operator's own; name a Secret of your own namespace", ref))
-	}
-	if len(h.o.SecretNamespaces) > 0 && !slices.Contains(h.o.SecretNamespaces, ref.Namespace) {
-		reasons = append(reasons, fmt.Sprintf("spec.secretRef: namespace %s is not one the operator writes Secrets in (%s); name a Secret in one of them",
-			ref.Namespace, strings.Join(h.o.SecretNamespaces, ", ")))
+	for _, msg := range []string{secretowner.ReservedRefusal(h.o.Reserved, ref.Namespace, ref.Name), secretowner.NamespaceRefusal(h.o.SecretNamespaces, ref.Namespace)} {
+		if msg != "" {
+			reasons = append(reasons, msg)
+		}
 	}
 	var missing []Access
 	for _, a := range need {

@@ -43,16 +43,14 @@ var DefaultAdminNamespaces = []string{"openshift-cloud-credential-operator"}
 // administrator namespace. nil when the target is allowed.
 func (p *Provisioner) targetRefused(cr *leashv1.CredentialsRequest, mode leashv1.CredentialsMode) *Failure {
 	ref := cr.Spec.SecretRef
-	target := ref.Namespace + "/" + ref.Name
 	refuse := func(reason, format string, args ...any) *Failure {
 		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: reason, Message: fmt.Sprintf(format, args...)}
 	}
-	if slices.Contains(p.cfg.ReservedSecrets, target) {
-		return refuse(ReasonSecretReserved, "spec.secretRef: Secret %s is the operator's own and is never a request's target; name another Secret", target)
+	if msg := secretowner.ReservedRefusal(p.cfg.ReservedSecrets, ref.Namespace, ref.Name); msg != "" {
+		return refuse(ReasonSecretReserved, "%s", msg)
 	}
-	if len(p.cfg.SecretNamespaces) > 0 && !slices.Contains(p.cfg.SecretNamespaces, ref.Namespace) {
-		return refuse(ReasonNamespaceNotServed, "spec.secretRef.namespace %s is not among the namespaces leash may write Secrets in (%s); name a Secret in one of them, or ask the cluster's administrator to add %s to --secret-namespaces",
-			ref.Namespace, strings.Join(p.cfg.SecretNamespaces, ", "), ref.Namespace)
+	if msg := secretowner.NamespaceRefusal(p.cfg.SecretNamespaces, ref.Namespace); msg != "" {
+		return refuse(ReasonNamespaceNotServed, "%s", msg)
 	}
 	admin := p.isAdminNamespace(cr.Namespace)
 	if ref.Namespace != cr.Namespace && !admin {
