@@ -18,6 +18,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/shellquote"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/revoke"
 )
@@ -168,7 +169,7 @@ func runRevoke(ctx context.Context, o revokeOptions) error {
 	if o.dryRun {
 		if text {
 			fmt.Fprintln(o.stdout, "Dry run: no call was made.")
-			printLift(o.stdout, r)
+			printLift(o.stdout, r, o.iamAccess)
 			return nil
 		}
 		return writeRevokeJSON(o.stdout, r, true)
@@ -200,9 +201,16 @@ func runRevoke(ctx context.Context, o revokeOptions) error {
 		}
 	}
 	if !text {
-		return writeRevokeJSON(o.stdout, r, false)
+		if err := writeRevokeJSON(o.stdout, r, false); err != nil || len(r.TrustOpen) == 0 {
+			return err
+		}
+		return &revoke.Refusal{Msg: fmt.Sprintf("--trust: the trust policy of %s still lets new sessions be issued: %s", r.Principal, strings.Join(r.TrustOpen, "; "))}
 	}
-	printLift(o.stdout, r)
+	printLift(o.stdout, r, o.iamAccess)
+	if len(r.TrustOpen) > 0 {
+		return &revoke.Refusal{Msg: fmt.Sprintf("--trust: the trust policy of %s still lets new sessions be issued: %s. Remove those statements' values too (--trust VALUE), or they keep issuing sessions the deny refuses only until the cutoff",
+			r.Principal, strings.Join(r.TrustOpen, "; "))}
+	}
 	if o.request != "" && o.dir != "" && !o.lift {
 		fmt.Fprintf(o.stdout, "Fresh credential: run leash apply -f %s (with the --target, --data and --out you minted with); it mints a new key, which the deny does not refuse.\n", o.dir)
 	}
@@ -241,6 +249,12 @@ func revokeInput(o revokeOptions) (revoke.Options, error) {
 		t, err := time.Parse(time.RFC3339, o.issuedBefore)
 		if err != nil {
 			return ro, &inputerr.Error{Source: "--issued-before", Msg: fmt.Sprintf("%q is not an RFC 3339 time; write it as 2026-12-01T09:30:00Z", o.issuedBefore)}
+		}
+		// aws:TokenIssueTime and the deny's time count whole seconds: a
+		// fraction is rounded up, so a session issued later in the same
+		// second is refused too.
+		if t.Nanosecond() != 0 {
+			t = t.Truncate(time.Second).Add(time.Second)
 		}
 		ro.IssuedBefore = t
 	}
@@ -343,6 +357,9 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 	if r.Trust != "" {
 		fmt.Fprintf(w, "  trust policy becomes: %s\n", r.Trust)
 	}
+	for _, open := range r.TrustOpen {
+		fmt.Fprintf(w, "  NOT closed by this plan: %s\n", open)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
@@ -354,7 +371,7 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 	}
 }
 
-func printLift(w io.Writer, r *revoke.Revocation) {
+func printLift(w io.Writer, r *revoke.Revocation, access iamAccess) {
 	if r.Lift {
 		if len(r.Steps) > 0 && r.Steps[0].Done {
 			fmt.Fprintf(w, "Lifted: the session deny %s is removed from %s.\n", revoke.PolicyName, r.Principal)
@@ -362,6 +379,11 @@ func printLift(w io.Writer, r *revoke.Revocation) {
 		return
 	}
 	flag := "--" + string(r.Kind) + " " + r.Principal
+	for _, f := range []struct{ name, value string }{{"--endpoint", access.endpoint}, {"--credentials-file", access.credentialsFile}, {"--profile", access.profile}} {
+		if f.value != "" {
+			flag += " " + f.name + " " + shellquote.Quote(f.value)
+		}
+	}
 	fmt.Fprintf(w, "The deny may be lifted at %s (cutoff %s + longest session %s): leash revoke %s --lift\n",
 		r.LiftAfter.Format(time.RFC3339), r.Cutoff.Format(time.RFC3339), r.LongestSession, flag)
 }

@@ -105,7 +105,7 @@ func TestRevokeRunbookIncident(t *testing.T) {
 		t.Fatalf("revoke --role: exit %d\n%s%s", code, out, stderr)
 	}
 	rep := revokeReport(t, out)
-	if rep.LongestSession != 4*time.Hour || !rep.LiftAfter.Equal(rep.Cutoff.Add(4*time.Hour)) || len(rep.Steps) != 1 || !rep.Steps[0].Done {
+	if rep.LongestSession.Duration() != 4*time.Hour || !rep.LiftAfter.Equal(rep.Cutoff.Add(4*time.Hour)) || len(rep.Steps) != 2 || !rep.Steps[0].Done || !rep.Steps[1].Done {
 		t.Errorf("role report: %+v", rep.Report)
 	}
 	if c := in.listUsers(oldCI); c != "AccessDenied" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"leash.dev/leash/internal/shellquote"
 	"net"
 	"path/filepath"
 	"strings"
@@ -125,7 +126,7 @@ func printStart(out io.Writer, srv *Server, url string) {
 	}
 	fmt.Fprintf(out, "  data folder:       %s\n", absolute(srv.cfg.DataDir))
 	fmt.Fprintf(out, "Try it with the AWS CLI:\n")
-	fmt.Fprintf(out, "  AWS_SHARED_CREDENTIALS_FILE=%s AWS_DEFAULT_REGION=us-east-1 aws --endpoint-url %s iam list-users\n", shellQuote(creds), url)
+	fmt.Fprintf(out, "  AWS_SHARED_CREDENTIALS_FILE=%s AWS_DEFAULT_REGION=us-east-1 aws --endpoint-url %s iam list-users\n", shellquote.Quote(creds), url)
 	fmt.Fprintf(out, "Stop with Ctrl-C or SIGTERM.\n")
 }
 
@@ -136,13 +137,4 @@ func absolute(path string) string {
 		return abs
 	}
 	return path
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but the
-// characters paths usually have.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

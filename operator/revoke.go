@@ -129,17 +129,23 @@ func (p *Provisioner) revokeRole(ctx context.Context, cr *leashv1.CredentialsReq
 				revokeField, role, rc.identity.Account, revokeTime(cutoff), role)}
 	}
 	cur, err := rc.iam.RolePolicy(ctx, name, revoke.PolicyName)
+	replaced := ""
 	switch {
 	case err == nil:
-		have, cerr := revoke.Cutoff(cur)
-		if cerr != nil {
-			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokePolicyForeign",
-				Message: fmt.Sprintf("%s: %v on role %s; leash does not overwrite a policy it did not write: rename or delete it, then the operator puts the session deny", revokeField, cerr, role)}
+		have, cerr := revoke.ReadDeny(cur)
+		if cerr == nil && have.Cutoff.After(later(cutoff, p.now()).Add(revokeClockSlack)) {
+			cerr = fmt.Errorf("has a cutoff %s in the future, which no revocation writes", revokeTime(have.Cutoff))
 		}
-		if !have.Before(cutoff) {
+		if cerr != nil {
+			// Whoever holds the role's sessions may have put it there to
+			// pass for a deny: it is replaced, not trusted and not kept.
+			replaced = fmt.Sprintf(" It replaced an inline policy of that name that was not a session deny (it %v).", cerr)
+			break
+		}
+		if !have.Cutoff.Before(cutoff) {
 			if !honoured(cr, cutoff) {
 				out.Revocation = &Revocation{At: cutoff, Message: fmt.Sprintf("role %s already denies sessions issued before %s (inline policy %s), which covers %s; kept",
-					role, revokeTime(have), revoke.PolicyName, revokeTime(cutoff))}
+					role, revokeTime(have.Cutoff), revoke.PolicyName, revokeTime(cutoff))}
 			}
 			return nil
 		}
@@ -148,22 +154,64 @@ func (p *Provisioner) revokeRole(ctx context.Context, cr *leashv1.CredentialsReq
 	case !iamclient.IsNotFound(err):
 		return err
 	}
-	if err := rc.iam.PutRolePolicy(ctx, name, revoke.PolicyName, revoke.SessionDeny(cutoff)); err != nil {
+	longest := revoke.RoleSessionMax
+	if r, err := rc.iam.GetRole(ctx, name); err == nil {
+		longest = revoke.RoleLongestSession(r.MaxSessionDuration)
+	}
+	deny := revoke.Deny{Cutoff: cutoff, LongestSession: longest}
+	if err := rc.iam.PutRolePolicy(ctx, name, revoke.PolicyName, revoke.SessionDeny(deny)); err != nil {
 		if iamclient.IsAccessDenied(err) {
 			return lacksRevokePermission(rc, "iam:PutRolePolicy", role)
 		}
 		return err
 	}
-	msg := fmt.Sprintf("denied every session of role %s issued before %s (%s), with inline policy %s; removing the annotation lifts nothing: ",
-		role, revokeTime(cutoff), AnnotationRevoke, revoke.PolicyName)
-	if r, err := rc.iam.GetRole(ctx, name); err == nil {
-		lift := revoke.LiftTime(cutoff, revoke.RoleLongestSession(r.MaxSessionDuration))
-		msg += fmt.Sprintf("`leash revoke --role %s --lift` may lift it from %s, when the last such session has expired", role, formatTime(lift))
-	} else {
-		msg += fmt.Sprintf("`leash revoke --role %s --lift` lifts it once the last such session has expired", role)
+	if err := proveRoleDeny(ctx, rc, role, name, deny); err != nil {
+		return err
 	}
+	msg := fmt.Sprintf("denied every session of role %s issued before %s (%s), with inline policy %s, read back and proven by the engine; removing the annotation lifts nothing: `leash revoke --role %s --lift` may lift it from %s, when the last such session has expired.%s",
+		role, revokeTime(cutoff), AnnotationRevoke, revoke.PolicyName, role, formatTime(revoke.LiftTime(cutoff, longest)), replaced)
 	p.event(cr, "CredentialsRevoked", "%s", msg)
 	out.Revocation = &Revocation{At: cutoff, Message: msg}
+	return nil
+}
+
+// revokeClockSlack is how far after this machine's clock a deny's cutoff
+// may lie and still be taken for one a revocation wrote.
+const revokeClockSlack = 5 * time.Minute
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// proveRoleDeny reads the deny back from IAM and has the engine prove it
+// refuses every session issued before the cutoff: the revocation relies on
+// what IAM holds, which the role's own sessions may have raced to change.
+func proveRoleDeny(ctx context.Context, rc *rootClient, role, name string, deny revoke.Deny) error {
+	doc, err := rc.iam.RolePolicy(ctx, name, revoke.PolicyName)
+	if iamclient.IsAccessDenied(err) {
+		return lacksRevokePermission(rc, "iam:GetRolePolicy", role)
+	}
+	if err != nil && !iamclient.IsNotFound(err) {
+		return err
+	}
+	held, perr := revoke.ReadDeny(doc)
+	switch {
+	case err != nil:
+		perr = fmt.Errorf("is gone")
+	case perr == nil && !held.Cutoff.Equal(deny.Cutoff):
+		perr = fmt.Errorf("has the cutoff %s", revokeTime(held.Cutoff))
+	}
+	if perr == nil {
+		perr = revoke.ProveDeny(doc, role, held, deny.LongestSession)
+	}
+	if perr != nil {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotProven",
+			Message: fmt.Sprintf("%s: the inline policy %s on role %s, read back after it was put, is not the deny written (it %v): something changed it meanwhile, so sessions issued before %s may still work; the operator puts it again",
+				revokeField, revoke.PolicyName, role, perr, revokeTime(deny.Cutoff))}
+	}
 	return nil
 }
 

@@ -254,7 +254,7 @@ func revokeRoleSessions(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("role ccm has no %s after the revocation: %v", revoke.PolicyName, err)
 	}
-	if got, err := revoke.Cutoff(doc); err != nil || !got.Equal(cutoff) {
+	if got, err := denyCutoff(doc); err != nil || !got.Equal(cutoff) {
 		t.Errorf("the role's deny cuts off at %v (%v), want %v", got, err, cutoff)
 	}
 	if err := e.listUsers(before); !iamclient.IsAccessDenied(err) {
@@ -281,7 +281,7 @@ func revokeKeepsLaterDeny(t *testing.T, e *env) {
 	cr, _ := roleRequest(t, e, "ccm")
 	e.ready(t, cr)
 	later := e.clock.Now().Truncate(time.Second)
-	if err := e.admin.PutRolePolicy(e.ctx, "ccm", revoke.PolicyName, revoke.SessionDeny(later)); err != nil {
+	if err := e.admin.PutRolePolicy(e.ctx, "ccm", revoke.PolicyName, revoke.SessionDeny(revoke.Deny{Cutoff: later})); err != nil {
 		t.Fatal(err)
 	}
 	annotateRevoke(cr, formatTime(later.Add(-time.Hour)))
@@ -290,7 +290,7 @@ func revokeKeepsLaterDeny(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := revoke.Cutoff(doc); !got.Equal(later) {
+	if got, _ := denyCutoff(doc); !got.Equal(later) {
 		t.Errorf("the role's deny cuts off at %v, want the later %v kept", got, later)
 	}
 	if !strings.Contains(cr.Status.Revocation, "kept") {
@@ -506,7 +506,13 @@ func revokeRoleLackingPermission(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("role ccm has no %s: %v", revoke.PolicyName, err)
 	}
-	if got, _ := revoke.Cutoff(doc); !got.Equal(cutoff) || cr.Status.RevokedAt == nil {
+	if got, _ := denyCutoff(doc); !got.Equal(cutoff) || cr.Status.RevokedAt == nil {
 		t.Errorf("the deny cuts off at %v, status.revokedAt %v; want %v in both", got, cr.Status.RevokedAt, cutoff)
 	}
+}
+
+// denyCutoff is the cutoff of a session deny document.
+func denyCutoff(doc string) (time.Time, error) {
+	d, err := revoke.ReadDeny(doc)
+	return d.Cutoff, err
 }

@@ -369,7 +369,7 @@ func TestSTSRoleRevoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the made role has no %s after the revocation: %v", revoke.PolicyName, err)
 	}
-	if got, err := revoke.Cutoff(doc); err != nil || !got.Equal(cutoff) {
+	if got, err := denyCutoff(doc); err != nil || !got.Equal(cutoff) {
 		t.Errorf("the deny cuts off at %v (%v), want %v", got, err, cutoff)
 	}
 	if cr.Status.RevokedAt == nil || !cr.Status.RevokedAt.Time.Equal(cutoff) || !strings.Contains(cr.Status.Revocation, name) {

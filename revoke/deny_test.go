@@ -11,7 +11,7 @@ import (
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html
 func TestSessionDenyEndsOlderSessionsOnly(t *testing.T) {
 	cutoff := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	doc, err := policy.Parse([]byte(SessionDeny(cutoff)), policy.Identity)
+	doc, err := policy.Parse([]byte(SessionDeny(Deny{Cutoff: cutoff})), policy.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,20 +45,78 @@ func TestSessionDenyEndsOlderSessionsOnly(t *testing.T) {
 	}
 }
 
-func TestCutoffReadsBackWhatSessionDenyWrote(t *testing.T) {
+func TestReadDenyReadsBackWhatSessionDenyWrote(t *testing.T) {
 	cutoff := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	got, err := Cutoff(SessionDeny(cutoff))
-	if err != nil || !got.Equal(cutoff) {
-		t.Fatalf("Cutoff = %v, %v; want %v", got, err, cutoff)
-	}
-	for _, doc := range []string{
-		`not json`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["*"],"Resource":["*"]}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":["*"],"Resource":["*"],"Condition":{"DateLessThan":{"aws:TokenIssueTime":"yesterday"}}}]}`,
-	} {
-		if _, err := Cutoff(doc); err == nil {
-			t.Errorf("Cutoff(%s) accepted a policy leash did not write", doc)
+	for _, d := range []Deny{{Cutoff: cutoff}, {Cutoff: cutoff, LongestSession: 12 * time.Hour}} {
+		got, err := ReadDeny(SessionDeny(d))
+		if err != nil || got != d {
+			t.Errorf("ReadDeny(SessionDeny(%+v)) = %+v, %v", d, got, err)
 		}
+	}
+	// The AWS console's "Revoke active sessions" writes strings, not lists,
+	// and no Sid: read, with no record of the longest session.
+	console := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"*","Resource":"*","Condition":{"DateLessThan":{"aws:TokenIssueTime":"2026-12-01T10:00:00Z"}}}]}`
+	if got, err := ReadDeny(console); err != nil || !got.Cutoff.Equal(cutoff) || got.LongestSession != 0 {
+		t.Errorf("ReadDeny(console) = %+v, %v", got, err)
+	}
+}
+
+// The decoys a holder of the principal's own session puts under the
+// deny's name before a revocation: each refuses nothing, so none is taken
+// for a deny, and the engine's proof fails on each too.
+func TestDecoyDeniesAreNotDenies(t *testing.T) {
+	const principal = "arn:aws:iam::111122223333:role/ci"
+	stmt := func(s string) string { return `{"Version":"2012-10-17","Statement":[` + s + `]}` }
+	const cond = `"Condition":{"DateLessThan":{"aws:TokenIssueTime":"2099-01-01T00:00:00Z"}`
+	for _, tt := range []struct{ name, doc string }{
+		{"a condition that never matches beside the time", stmt(`{"Effect":"Deny","Action":"*","Resource":"*",` + cond + `,"StringEquals":{"aws:username":"nobody-at-all"}}}`)},
+		{"an action that does not exist", stmt(`{"Effect":"Deny","Action":"iam:NoSuchAction","Resource":"*",` + cond + `}}`)},
+		{"Allow instead of Deny", stmt(`{"Effect":"Allow","Action":"*","Resource":"*",` + cond + `}}`)},
+		{"a resource that matches nothing", stmt(`{"Effect":"Deny","Action":"*","Resource":"arn:aws:s3:::nothing-at-all",` + cond + `}}`)},
+		{"NotAction of everything", stmt(`{"Effect":"Deny","NotAction":"*","Resource":"*",` + cond + `}}`)},
+		{"a second statement allowing what the first denies", stmt(`{"Effect":"Deny","Action":"*","Resource":"*",` + cond + `}},{"Effect":"Allow","Action":"*","Resource":"*"}`)},
+		{"the effect written twice, Deny last", stmt(`{"Effect":"Allow","Action":"*","Resource":"*",` + cond + `},"Effect":"Deny"}`)},
+		{"the effect written twice in another case", stmt(`{"effect":"Allow","Effect":"Deny","Action":"*","Resource":"*",` + cond + `}}`)},
+		{"a Sid leash does not write", stmt(`{"Sid":"LeashLongestSession0","Effect":"Deny","Action":"*","Resource":"*",` + cond + `}}`)},
+		{"two times for the one key", stmt(`{"Effect":"Deny","Action":"*","Resource":"*","Condition":{"DateLessThan":{"aws:TokenIssueTime":["2026-01-01T00:00:00Z","2099-01-01T00:00:00Z"]}}}`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if d, err := ReadDeny(tt.doc); err == nil {
+				t.Fatalf("ReadDeny took a decoy for a deny with cutoff %s", d.Cutoff)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, doc string }{
+		{"a condition that never matches beside the time", stmt(`{"Effect":"Deny","Action":"*","Resource":"*",` + cond + `,"StringEquals":{"aws:username":"nobody-at-all"}}}`)},
+		{"an action that does not exist", stmt(`{"Effect":"Deny","Action":"iam:NoSuchAction","Resource":"*",` + cond + `}}`)},
+		{"Allow instead of Deny", stmt(`{"Effect":"Allow","Action":"*","Resource":"*",` + cond + `}}`)},
+		{"a resource that matches nothing", stmt(`{"Effect":"Deny","Action":"*","Resource":"arn:aws:s3:::nothing-at-all",` + cond + `}}`)},
+		{"a cutoff so late it refuses new sessions too", stmt(`{"Effect":"Deny","Action":"*","Resource":"*",` + cond + `}}`)},
+		{"no condition: it refuses new keys too", stmt(`{"Effect":"Deny","Action":"*","Resource":"*"}`)},
+	} {
+		t.Run("the engine refutes "+tt.name, func(t *testing.T) {
+			d := Deny{Cutoff: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+			if err := ProveDeny(tt.doc, principal, d, time.Hour); err == nil {
+				t.Fatalf("ProveDeny proved a decoy")
+			}
+		})
+	}
+	d := Deny{Cutoff: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), LongestSession: time.Hour}
+	for _, p := range []string{principal, "arn:aws:iam::111122223333:user/alice"} {
+		if err := ProveDeny(SessionDeny(d), p, d, time.Hour); err != nil {
+			t.Errorf("ProveDeny of the real deny for %s: %v", p, err)
+		}
+	}
+}
+
+func TestProveLockout(t *testing.T) {
+	const alice = "arn:aws:iam::111122223333:user/alice"
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	if err := ProveLockout(Lockout(), alice, now); err != nil {
+		t.Errorf("the lockout: %v", err)
+	}
+	if err := ProveLockout(SessionDeny(Deny{Cutoff: now}), alice, now); err == nil {
+		t.Errorf("a session deny proved as a lockout: it lets long-term keys through")
 	}
 }
 

@@ -3,6 +3,7 @@ package revoke
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,12 +74,17 @@ type Report struct {
 	CutoffAtApply bool `json:"cutoffAtApply,omitempty"`
 	// PreviousCutoff is the cutoff of the deny found in place, if any.
 	PreviousCutoff time.Time `json:"previousCutoff,omitzero"`
-	// LongestSession is the longest a session of the principal can last.
-	LongestSession time.Duration `json:"longestSessionSeconds"`
+	// LongestSession is the longest a session of the principal issued
+	// before the cutoff can last.
+	LongestSession Seconds `json:"longestSessionSeconds"`
 	// LiftAfter is the earliest time the deny may be lifted.
 	LiftAfter time.Time `json:"liftAfter,omitzero"`
 	// Trust is the role's trust policy after the --trust removals.
 	Trust string `json:"trustAfter,omitempty"`
+	// TrustOpen says, for each --trust value the trust policy still
+	// admits, what admits it: the engine could not prove that no new
+	// session can be issued to it.
+	TrustOpen []string `json:"trustOpen,omitempty"`
 	// Steps are the calls, in order.
 	Steps []*Step `json:"steps"`
 	// Notes are what a responder should know: what was found in place,
@@ -210,5 +216,28 @@ func (r *Revocation) Apply(ctx context.Context, done func(*Step)) error {
 			done(s)
 		}
 	}
+	return nil
+}
+
+// Seconds is a duration written in JSON as whole seconds.
+type Seconds time.Duration
+
+// Duration is s as a time.Duration.
+func (s Seconds) Duration() time.Duration { return time.Duration(s) }
+
+func (s Seconds) String() string { return time.Duration(s).String() }
+
+// MarshalJSON writes the whole seconds.
+func (s Seconds) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatInt(int64(time.Duration(s)/time.Second), 10)), nil
+}
+
+// UnmarshalJSON reads whole seconds.
+func (s *Seconds) UnmarshalJSON(b []byte) error {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return fmt.Errorf("want whole seconds: %v", err)
+	}
+	*s = Seconds(time.Duration(n) * time.Second)
 	return nil
 }

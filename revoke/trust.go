@@ -13,12 +13,6 @@ import (
 	"leash.dev/leash/internal/inputerr"
 )
 
-// ErrLastTrustStatement refuses to empty a trust policy. IAM rejects a
-// policy with no statements as MalformedPolicyDocument, and a role nobody
-// may assume is better deleted, or left to the session deny, than kept
-// with an unusable trust.
-var ErrLastTrustStatement = fmt.Errorf("removing these --trust values leaves the trust policy with no statement, which IAM refuses (MalformedPolicyDocument); delete the role (aws iam delete-role) or keep its trust and rely on the session deny")
-
 // TrustTag is the tag leash revoke puts on a role before it removes value
 // from the role's trust policy: the record of intent that lets a second
 // run of the same command tell a value it already removed (done) from one
@@ -34,14 +28,22 @@ func TrustTag(value string) string {
 var subConditions = []string{"StringEquals", "StringLike"}
 
 // TrustValues lists what --trust can remove from a trust policy: every AWS
-// principal ARN and every OIDC sub value, sorted, each once.
+// principal ARN and every OIDC sub value of its Allow statements, sorted,
+// each once, but those a Deny statement RemoveTrust added refuses already.
 func TrustValues(trust string) ([]string, error) {
 	doc, err := parseTrust(trust)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	var denySids []string
 	for _, st := range doc.statements {
+		if st["Effect"] != "Allow" {
+			if sid, ok := st["Sid"].(string); ok {
+				denySids = append(denySids, sid)
+			}
+			continue
+		}
 		for _, v := range stringsOf(principalAWS(st)) {
 			seen[v] = true
 		}
@@ -53,49 +55,114 @@ func TrustValues(trust string) ([]string, error) {
 	}
 	out := make([]string, 0, len(seen))
 	for v := range seen {
-		out = append(out, v)
+		if !slices.ContainsFunc(denySids, func(sid string) bool { return strings.HasPrefix(sid, denySid(v)) }) {
+			out = append(out, v)
+		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
 // RemoveTrust returns the trust policy without the given AWS principal ARNs
-// and OIDC sub values. A statement left with nothing to match (no
-// principal, or a sub condition with no value) is removed, since dropping
-// only the emptied element would widen it. A value the policy does not
-// hold is bad input: the error lists what it holds. A result with no
-// statement is ErrLastTrustStatement.
-func RemoveTrust(trust string, values []string) (string, error) {
+// and OIDC sub values in its Allow statements. A statement left with
+// nothing to match (no principal, or a sub condition with no value) is
+// removed, since dropping only the emptied element would widen it. A value
+// the policy does not hold is bad input: the error lists what it holds.
+//
+// IAM refuses a trust policy without a statement, and one without an
+// Allow could be taken for a role nobody meant to close. When no Allow
+// statement would be left, the statements stay as they are and a Deny
+// statement per value is added instead (denied is true): an explicit deny
+// in a trust policy refuses the session whatever allows it.
+func RemoveTrust(trust string, values []string) (out string, denied bool, err error) {
 	have, err := TrustValues(trust)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	for _, v := range values {
 		if !slices.Contains(have, v) {
-			return "", &inputerr.Error{Source: "--trust", Msg: fmt.Sprintf("%q is not in the role's trust policy; it names %s", v, listOrNone(have))}
+			return "", false, &inputerr.Error{Source: "--trust", Msg: fmt.Sprintf("%q is not in the role's trust policy; it names %s", v, listOrNone(have))}
 		}
 	}
 	doc, err := parseTrust(trust)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var kept []any
+	allows := 0
 	for _, st := range doc.statements {
+		if st["Effect"] != "Allow" {
+			kept = append(kept, st)
+			continue
+		}
 		if removeFromStatement(st, values) {
 			kept = append(kept, st)
+			allows++
 		}
 	}
-	if len(kept) == 0 {
-		return "", ErrLastTrustStatement
+	if allows == 0 {
+		if doc, err = parseTrust(trust); err != nil {
+			return "", false, err
+		}
+		kept = nil
+		for _, st := range doc.statements {
+			kept = append(kept, st)
+		}
+		for _, v := range values {
+			kept = append(kept, denyStatements(doc, v)...)
+		}
+		denied = true
 	}
 	doc.raw["Statement"] = kept
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // keep "&", "<" and ">" readable in ARNs and subs
 	if err := enc.Encode(doc.raw); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return strings.TrimSpace(b.String()), nil
+	return strings.TrimSpace(b.String()), denied, nil
+}
+
+// denySid is the start of the Sid of the Deny statements RemoveTrust adds
+// for value.
+func denySid(value string) string {
+	return "LeashRevokedTrust" + strings.TrimPrefix(TrustTag(value), "leash.dev/revoked-trust-")
+}
+
+// denyStatements are the Deny statements that refuse value a session: for
+// an AWS principal, sts:AssumeRole by it; for a sub value, every provider
+// and operator an Allow statement admitted it with. The Sid carries the
+// value's hash, as TrustTag's key does.
+func denyStatements(doc trustDoc, value string) []any {
+	sid := denySid(value)
+	var out []any
+	seen := map[string]bool{}
+	add := func(st map[string]any) {
+		b, _ := json.Marshal(st) // maps of strings cannot fail to encode
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			st["Sid"] = fmt.Sprintf("%s%d", sid, len(out))
+			out = append(out, st)
+		}
+	}
+	for _, st := range doc.statements {
+		if st["Effect"] != "Allow" {
+			continue
+		}
+		if slices.Contains(stringsOf(principalAWS(st)), value) {
+			add(map[string]any{"Effect": "Deny", "Principal": map[string]any{"AWS": value}, "Action": "sts:AssumeRole"})
+		}
+		p, _ := st["Principal"].(map[string]any)
+		for opKey, vals := range subValues(st) {
+			if !slices.Contains(vals, value) {
+				continue
+			}
+			op, key, _ := strings.Cut(opKey, " ")
+			add(map[string]any{"Effect": "Deny", "Principal": map[string]any{"Federated": p["Federated"]},
+				"Action": "sts:AssumeRoleWithWebIdentity", "Condition": map[string]any{op: map[string]any{key: value}}})
+		}
+	}
+	return out
 }
 
 // removeFromStatement removes values from one statement in place and says

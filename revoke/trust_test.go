@@ -28,60 +28,53 @@ func TestRemoveTrust(t *testing.T) {
 		return `{"Version":"2012-10-17","Statement":[` + strings.Join(statements, ",") + `]}`
 	}
 	for _, tt := range []struct {
-		name     string
-		trust    string
-		remove   []string
-		want     string // the statements left, as RemoveTrust writes them
-		wantErr  string
-		refusing bool
+		name    string
+		trust   string
+		remove  []string
+		want    string // the statements left, as RemoveTrust writes them
+		wantErr string
 	}{
 		{"a sub among two leaves the other, as a string",
 			doc(oidc("StringEquals", `["`+mainSub+`","`+devSub+`"]`)), []string{mainSub},
-			doc(oidc("StringEquals", `"`+devSub+`"`)), "", false},
+			doc(oidc("StringEquals", `"`+devSub+`"`)), ""},
 		{"a StringLike sub is removed like a StringEquals one",
 			doc(oidc("StringLike", `["repo:polarsquad/krops:*","`+devSub+`"]`)), []string{"repo:polarsquad/krops:*"},
-			doc(oidc("StringLike", `"`+devSub+`"`)), "", false},
+			doc(oidc("StringLike", `"`+devSub+`"`)), ""},
 		{"a statement whose only sub goes is removed, not widened to every sub",
 			doc(oidc("StringEquals", `"`+mainSub+`"`), users(`"`+alice+`"`)), []string{mainSub},
-			doc(users(`"` + alice + `"`)), "", false},
+			doc(users(`"` + alice + `"`)), ""},
 		{"an AWS principal among two leaves the other",
 			doc(users(`["` + alice + `","` + bob + `"]`)), []string{alice},
-			doc(users(`"` + bob + `"`)), "", false},
+			doc(users(`"` + bob + `"`)), ""},
 		{"a statement whose only AWS principal goes is removed",
 			doc(users(`"`+alice+`"`), oidc("StringEquals", `"`+mainSub+`"`)), []string{alice},
-			doc(oidc("StringEquals", `"`+mainSub+`"`)), "", false},
+			doc(oidc("StringEquals", `"`+mainSub+`"`)), ""},
 		{"a sub and a principal in one call",
 			doc(users(`["`+alice+`","`+bob+`"]`), oidc("StringEquals", `["`+mainSub+`","`+devSub+`"]`)), []string{bob, devSub},
-			doc(users(`"`+alice+`"`), oidc("StringEquals", `"`+mainSub+`"`)), "", false},
+			doc(users(`"`+alice+`"`), oidc("StringEquals", `"`+mainSub+`"`)), ""},
 		{"a single Statement object is read as a list of one",
 			`{"Version":"2012-10-17","Statement":` + users(`["`+alice+`","`+bob+`"]`) + `}`, []string{alice},
-			doc(users(`"` + bob + `"`)), "", false},
+			doc(users(`"` + bob + `"`)), ""},
 		{"a value the policy does not hold is bad input listing what it holds",
 			doc(oidc("StringEquals", `"`+mainSub+`"`)), []string{devSub},
-			"", `"` + devSub + `" is not in the role's trust policy; it names ` + mainSub, false},
+			"", `"` + devSub + `" is not in the role's trust policy; it names ` + mainSub},
 		{"the aud value is not a sub and cannot be removed",
 			doc(oidc("StringEquals", `"`+mainSub+`"`)), []string{"sts.amazonaws.com"},
-			"", "is not in the role's trust policy", false},
-		{"removing the last statement is refused",
-			doc(oidc("StringEquals", `"`+mainSub+`"`)), []string{mainSub},
-			"", "no statement, which IAM refuses", true},
+			"", "is not in the role's trust policy"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := RemoveTrust(tt.trust, tt.remove)
+			got, denied, err := RemoveTrust(tt.trust, tt.remove)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
-				if tt.refusing != errors.Is(err, ErrLastTrustStatement) {
-					t.Errorf("err = %v; refusal of the last statement: %v", err, tt.refusing)
-				}
-				if !tt.refusing && !errors.As(err, new(*inputerr.Error)) {
+				if !errors.As(err, new(*inputerr.Error)) {
 					t.Errorf("err = %T, want bad input", err)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			if err != nil || denied {
+				t.Fatalf("denied %v, err %v", denied, err)
 			}
 			if canon(t, got) != canon(t, tt.want) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
@@ -93,7 +86,7 @@ func TestRemoveTrust(t *testing.T) {
 // canon re-encodes a document with sorted keys, to compare two.
 func canon(t *testing.T, doc string) string {
 	t.Helper()
-	s, err := RemoveTrust(doc, nil)
+	s, _, err := RemoveTrust(doc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +100,12 @@ func FuzzRemoveTrust(f *testing.F) {
 	f.Add(`{"Statement":{"Principal":{"Federated":"x"},"Condition":{"StringLike":{"x:sub":["a","b"]}}}}`, "a")
 	f.Add(`{"Statement":[1]}`, "x")
 	f.Fuzz(func(t *testing.T, doc, value string) {
-		got, err := RemoveTrust(doc, []string{value})
+		got, denied, err := RemoveTrust(doc, []string{value})
 		if err != nil {
 			return
+		}
+		if denied && !strings.Contains(got, denySid(value)) {
+			t.Fatalf("no Allow statement is left and no Deny statement for %q was added: %s", value, got)
 		}
 		left, err := TrustValues(got)
 		if err != nil {
@@ -121,4 +117,71 @@ func FuzzRemoveTrust(f *testing.F) {
 			}
 		}
 	})
+}
+
+// When no Allow statement would be left (IAM refuses a trust policy
+// without one), the statements stay and a Deny refuses the value: the
+// runbook's case, a CI role trusting one branch that leaked.
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html
+// (an explicit deny in any policy overrides an allow)
+func TestRemoveTrustOfTheLastAllowAddsADeny(t *testing.T) {
+	const role = "arn:aws:iam::120392301094:role/krops-ci-e2e"
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"` + ghProvider + `"},"Action":"sts:AssumeRoleWithWebIdentity",` +
+		`"Condition":{"StringEquals":{"token.actions.githubusercontent.com:aud":"sts.amazonaws.com","token.actions.githubusercontent.com:sub":"` + mainSub + `"}}}]}`
+	if by, err := StillAdmitted(trust, role, mainSub); err != nil || len(by) == 0 {
+		t.Fatalf("before: StillAdmitted = %v, %v; want the statement", by, err)
+	}
+	got, denied, err := RemoveTrust(trust, []string{mainSub})
+	if err != nil || !denied {
+		t.Fatalf("denied %v, err %v", denied, err)
+	}
+	if by, err := StillAdmitted(got, role, mainSub); err != nil || len(by) != 0 {
+		t.Errorf("after: StillAdmitted = %v, %v; want none\n%s", by, err, got)
+	}
+	if left, err := TrustValues(got); err != nil || len(left) != 0 {
+		t.Errorf("TrustValues = %v, %v; the denied value is removed as far as a second run is concerned", left, err)
+	}
+	if _, _, err := RemoveTrust(got, []string{mainSub}); err == nil {
+		t.Errorf("removing the value again added a second deny")
+	}
+}
+
+func TestStillAdmitted(t *testing.T) {
+	const role = "arn:aws:iam::120392301094:role/ci"
+	oidc := func(sid, op, sub string, extra string) string {
+		return `{"Sid":"` + sid + `","Effect":"Allow","Principal":{"Federated":"` + ghProvider + `"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"token.actions.githubusercontent.com:aud":"sts.amazonaws.com"` + extra + `},"` + op +
+			`":{"token.actions.githubusercontent.com:sub":"` + sub + `"}}}`
+	}
+	doc := func(statements ...string) string {
+		return `{"Version":"2012-10-17","Statement":[` + strings.Join(statements, ",") + `]}`
+	}
+	for _, tt := range []struct {
+		name, trust, value string
+		want               string // the statement named, "" for closed
+	}{
+		{"an exact statement admits its subject", doc(oidc("Exact", "StringEquals", mainSub, "")), mainSub, "Statement[0] (Exact)"},
+		{"a wildcard statement admits the subject after the exact one is gone",
+			doc(oidc("Wild", "StringLike", "repo:polarsquad/*", "")), mainSub, "Statement[0] (Wild): StringLike token.actions.githubusercontent.com:sub repo:polarsquad/*"},
+		{"a wildcard of another owner does not", doc(oidc("Other", "StringLike", "repo:other/*", "")), mainSub, ""},
+		{"a statement asking another claim a real token carries still admits",
+			doc(oidc("Workflow", "StringEquals", mainSub, `,"token.actions.githubusercontent.com:job_workflow_ref":"polarsquad/krops/.github/workflows/e2e.yml@refs/heads/main"`)), mainSub, "Statement[0] (Workflow)"},
+		{"a Deny for the subject closes a wildcard",
+			doc(oidc("Wild", "StringLike", "repo:polarsquad/*", ""),
+				`{"Effect":"Deny","Principal":{"Federated":"`+ghProvider+`"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"token.actions.githubusercontent.com:sub":"`+mainSub+`"}}}`),
+			mainSub, ""},
+		{"a user named is admitted", doc(`{"Effect":"Allow","Principal":{"AWS":"` + alice + `"},"Action":"sts:AssumeRole"}`), alice, "Statement[0]"},
+		{"a user of a trusted account is admitted after its own ARN is removed",
+			doc(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::120392301094:root"},"Action":"sts:AssumeRole"}`), alice, "Statement[0]"},
+		{"a user the trust no longer names is not", doc(`{"Effect":"Allow","Principal":{"AWS":"` + bob + `"},"Action":"sts:AssumeRole"}`), alice, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			by, err := StillAdmitted(tt.trust, role, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(by, "; "); got != tt.want {
+				t.Errorf("StillAdmitted = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

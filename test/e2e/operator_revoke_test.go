@@ -157,7 +157,7 @@ func TestOperatorRevokeAnnotation(t *testing.T) {
 		doc, err = url.QueryUnescape(aws.ToString(out.PolicyDocument))
 		return err == nil, doc
 	})
-	if got, err := revoke.Cutoff(doc); err != nil || got.UTC().Format(time.RFC3339) != cutoff {
+	if got, err := revoke.ReadDeny(doc); err != nil || got.Cutoff.UTC().Format(time.RFC3339) != cutoff {
 		t.Errorf("role ccm's deny cuts off at %v (%v), want %s", got, err, cutoff)
 	}
 	waitFor(t, 30*time.Second, "status.revokedAt of the role-based request", func() (bool, string) {

@@ -88,7 +88,8 @@ func denyCutoff(t *testing.T, doc *string, err error) time.Time {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cutoff, err := revoke.Cutoff(decoded(t, aws.ToString(doc)))
+	d, err := revoke.ReadDeny(decoded(t, aws.ToString(doc)))
+	cutoff := d.Cutoff
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,3 +221,4 @@ func TestRevokeSeenThroughAWSCLI(t *testing.T) {
 		t.Errorf("the deny as the AWS CLI shows it: %+v; want Deny * on * before %s", st, rep.Cutoff.Format(time.RFC3339))
 	}
 }
+
