@@ -215,8 +215,6 @@ func TestRevokeRefusesAndRejects(t *testing.T) {
 		{"a --trust value the trust policy lacks is bad input listing what it holds", func() (string, string, int) {
 			return in.revoke(t, "--role", "ci", "--trust", "repo:polarsquad/krops:ref:refs/heads/dev")
 		}, 2, `"repo:polarsquad/krops:ref:refs/heads/dev" is not in the role's trust policy; it names ` + mainRef},
-		{"removing the last trust statement is refused", func() (string, string, int) { return in.revoke(t, "--role", "ci", "--trust", mainRef) },
-			1, "delete the role (aws iam delete-role) or keep its trust and rely on the session deny"},
 		{"a caller lacking iam:PutRolePolicy is refused, naming the action and itself", func() (string, string, int) { return asOps("--role", "ci") },
 			1, "iam:PutRolePolicy on arn:aws:iam::" + incidentAccount + ":role/ci was denied to arn:aws:iam::" + incidentAccount + ":user/ops"},
 		{"revoking the caller's own user is refused", func() (string, string, int) { return asOps("--user", "ops") },
@@ -288,8 +286,8 @@ func TestRevokeTrust(t *testing.T) {
 	for _, s := range rep.Steps {
 		calls = append(calls, s.Call)
 	}
-	if got := strings.Join(calls, " "); got != "iam:TagRole iam:UpdateAssumeRolePolicy sts:GetCallerIdentity iam:PutRolePolicy" {
-		t.Errorf("steps %s; want the intent, the trust, then the cutoff, then the deny", got)
+	if got := strings.Join(calls, " "); got != "iam:TagRole iam:UpdateAssumeRolePolicy iam:GetRole sts:GetCallerIdentity iam:PutRolePolicy iam:GetRolePolicy" {
+		t.Errorf("steps %s; want the intent, the trust and its proof, then the cutoff, then the deny and its proof", got)
 	}
 	if c := in.listUsers(oldDev); c != "AccessDenied" {
 		t.Errorf("the dev ref's old session: %s, want AccessDenied", c)
