@@ -44,18 +44,22 @@ func (r *Revocation) planUser(ctx context.Context) error {
 	if err := r.readDeny(ctx, d); err != nil {
 		return err
 	}
-	lockoutLeft, err := r.hasPolicy(ctx, d, LockoutName)
+	lockout, err := r.policyDoc(ctx, d, LockoutName)
 	if err != nil {
 		return err
 	}
+	lockoutLeft := lockout != "" && ProveLockout(lockout, u.ARN, r.EndpointTime) == nil
 	if r.opts.Lift {
 		if lockoutLeft {
 			return &Refusal{Msg: fmt.Sprintf("%s still has %s from a revocation cut short: every call of its keys is refused until it finishes. Run leash revoke --user %s again to finish it, then lift", u.ARN, LockoutName, r.opts.Name)}
 		}
 		return r.planLift(d, UserSessionMax)
 	}
-	if lockoutLeft {
+	switch {
+	case lockoutLeft:
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is in place from a revocation cut short; this run finishes it", LockoutName))
+	case lockout != "":
+		r.Notes = append(r.Notes, fmt.Sprintf("an inline policy named %s is in place that is not the lockout: it is replaced", LockoutName))
 	}
 	keys, err := c.AccessKeys(ctx, name)
 	if err != nil {
@@ -275,16 +279,16 @@ func (r *Revocation) readDeny(ctx context.Context, d *denyCalls) error {
 	return nil
 }
 
-// hasPolicy says whether the principal has the inline policy name.
-func (r *Revocation) hasPolicy(ctx context.Context, d *denyCalls, name string) (bool, error) {
-	_, err := d.get(ctx, name)
-	switch {
-	case err == nil:
-		return true, nil
-	case iamclient.IsNotFound(err):
-		return false, nil
+// policyDoc is the principal's inline policy name, empty when it has none.
+func (r *Revocation) policyDoc(ctx context.Context, d *denyCalls, name string) (string, error) {
+	doc, err := d.get(ctx, name)
+	if iamclient.IsNotFound(err) {
+		return "", nil
 	}
-	return false, denied(err, "iam:Get"+d.kind+"Policy", r.Principal, r.Caller)
+	if err != nil {
+		return "", denied(err, "iam:Get"+d.kind+"Policy", r.Principal, r.Caller)
+	}
+	return doc, nil
 }
 
 // planDeny adds the calls that put the session deny and prove it. Without

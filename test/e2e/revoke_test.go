@@ -25,6 +25,7 @@ import (
 // Nth IAM or STS call.
 type revokeEnv struct {
 	l         *localaws.Loopback
+	local     *localtest.Endpoint
 	admin     *iam.Client
 	adminFile string
 	tap       *iamTap
@@ -33,7 +34,7 @@ type revokeEnv struct {
 func startRevokeEnv(t *testing.T) *revokeEnv {
 	t.Helper()
 	l := localtest.Start(t, localaws.Config{AccountID: account})
-	return &revokeEnv{l: l.Loopback, adminFile: l.AdminCredentialsPath(), tap: newIAMTap(t, l.URL, l.Admin.ID), admin: l.IAM(nil)}
+	return &revokeEnv{l: l.Loopback, local: l, adminFile: l.AdminCredentialsPath(), tap: newIAMTap(t, l.URL, l.Admin.ID), admin: l.IAM(nil)}
 }
 
 // revokeProc is `leash revoke args...` through the tap, not started yet.
@@ -221,4 +222,3 @@ func TestRevokeSeenThroughAWSCLI(t *testing.T) {
 		t.Errorf("the deny as the AWS CLI shows it: %+v; want Deny * on * before %s", st, rep.Cutoff.Format(time.RFC3339))
 	}
 }
-
