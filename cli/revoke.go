@@ -21,6 +21,7 @@ import (
 	"leash.dev/leash/internal/shellquote"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/revoke"
+	"leash.dev/leash/trail"
 )
 
 type revokeOptions struct {
@@ -32,6 +33,8 @@ type revokeOptions struct {
 	issuedBefore           string
 	dryRun, lift, force    bool
 	self                   bool
+	followChained          bool
+	data, trailDir         string
 	output                 string
 	iamAccess
 	stdout, stderr io.Writer
@@ -46,18 +49,41 @@ func newRevoke() *cobra.Command {
 		Long: long(short, `revoke ends a leaked or suspect principal's access now, with the same IAM
 calls against AWS and leash local (--endpoint):
 
-  --user    deactivates, then deletes, every access key (--keep-keys-inactive
-            keeps them, inactive, as evidence), deletes the console password
-            (login profile), and puts the inline policy
-            `+revoke.PolicyName+`: a deny of every action to sessions
-            issued before the cutoff, which ends GetSessionToken and
-            GetFederationToken sessions that deleting a key does not.
+  --user    locks the user out first (inline policy `+revoke.LockoutName+`,
+            so the key's holder can neither make nor reactivate a key
+            meanwhile), deactivates, then deletes, every access key until a
+            listing shows none (--keep-keys-inactive keeps them, inactive, as
+            evidence), deletes the console password (login profile), puts the
+            inline policy `+revoke.PolicyName+`: a deny of every action to
+            sessions issued before the cutoff, which ends GetSessionToken and
+            GetFederationToken sessions that deleting a key does not, and
+            then ends the lockout.
   --role    puts the same deny on the role (the AWS console's "Revoke active
             sessions"); --trust also removes an AWS principal ARN or an OIDC
             sub value (StringEquals or StringLike on *:sub) from its trust
             policy, so no new session is issued to it. A statement left with
-            nothing to match is removed; the last statement is not (IAM
-            refuses an empty trust policy): delete the role instead.
+            nothing to match is removed; when no Allow statement would be left
+            (IAM refuses that), a Deny statement for the value is added
+            instead. The engine then decides over the whole trust policy
+            whether the value can still be issued a session; if another
+            statement (a wildcard sub, a trusted account) still admits it, the
+            run says which and exits 1.
+  --request the principal a CredentialsRequest's credentials act as, from a
+            cluster (status.principal, --kubeconfig) or from a folder of
+            manifests (-f DIR, as leash apply mints them). In a cluster the
+            request is then annotated leash.dev/revoke=<cutoff>, and the
+            operator mints a fresh credential at once; in a folder, leash
+            apply -f DIR mints it when you run it.
+
+The deny is read back from IAM and proven with leash's policy engine to refuse
+every call of a session issued before the cutoff; a policy under its name that
+is not exactly the deny (an Allow, another action or resource, a condition that
+never matches) is replaced, and the plan says so.
+
+Sessions of other roles that the revoked sessions assumed (chained sessions)
+are not ended by the deny, as in AWS: after the revocation they are listed
+from the trail (--data, --trail-dir, or else the endpoint's CloudTrail
+LookupEvents), and --follow-chained revokes their roles too.
   --request the principal a CredentialsRequest's credentials act as, from a
             cluster (status.principal, --kubeconfig) or from a folder of
             manifests (-f DIR, as leash apply mints them). In a cluster the
@@ -71,8 +97,11 @@ calls that stop new sessions, so a session issued while they ran ends too.
 Every run prints the plan (each call), then each call as it is made, then the
 earliest time the deny may be lifted: the cutoff plus the longest session the
 principal could have been issued (a role's MaxSessionDuration, at least an
-hour for chained sessions; 36 hours for a user). --dry-run prints the plan and
-makes no write call. --lift removes the deny, and refuses before that time
+hour for chained sessions; 36 hours for a user), recorded in the deny so that
+lowering MaxSessionDuration later does not bring it forward (a deny without a
+record, as the console writes, is lifted 12 hours after its cutoff for a role).
+A cutoff with a fraction of a second is rounded up. --dry-run prints the plan
+and makes no write call. --lift removes the deny, and refuses before that time
 unless --force.
 
 Running it again is safe: what is gone stays gone, and a deny in place is
@@ -84,9 +113,11 @@ Credentials: --profile, --credentials-file, AWS_ACCESS_KEY_ID and
 AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN), or AWS_PROFILE, as leash
 check --user takes them.
 
-Exit status: 0 when done (or nothing was left to do), 1 when refused (the
-principal is the caller's own, the lift time is not reached, IAM denied a call:
-the message names the action and the principal lacking it), 2 on bad input
+Exit status: 0 when done (or nothing was left to do), 1 when refused or not
+complete (the principal is the caller's own, the lift time is not reached, the
+deny read back is not as written, a --trust value is still admitted, a chained
+role was not revoked, IAM denied a call: the message names the action and the
+principal lacking it), 2 on bad input
 (an unknown principal, an ARN of another account than the credentials', a
 cutoff in the future, bad flags).`),
 		Example: example(
@@ -101,6 +132,9 @@ cutoff in the future, bad flags).`),
 			"",
 			"# The credentials of a CredentialsRequest in a cluster; the operator mints new ones",
 			"leash revoke --request kube-system/aws-cloud-controller-manager --kubeconfig ~/.kube/config",
+			"",
+			"# Also revoke the roles the leaked role's sessions assumed, listed from leash local's log",
+			"leash revoke --role krops-ci-e2e --follow-chained --endpoint http://127.0.0.1:4566 --credentials-file leash-data/admin-credentials",
 			"",
 			"# Later: lift the deny once every older session has expired",
 			"leash revoke --role krops-ci-e2e --lift",
@@ -131,6 +165,9 @@ cutoff in the future, bad flags).`),
 	f.BoolVar(&o.lift, "lift", false, "remove the session deny instead, once every session issued before its cutoff has expired")
 	f.BoolVar(&o.force, "force", false, "with --lift: remove the deny before the lift time")
 	f.BoolVar(&o.self, "self", false, "allow revoking the principal whose credentials run the command")
+	f.BoolVar(&o.followChained, "follow-chained", false, "also revoke every role the revoked sessions assumed (chained sessions, which the deny does not end), as the trail lists them")
+	f.StringVar(&o.data, "data", "", "list chained sessions from leash local's audit log in its data folder `DIR`, instead of CloudTrail's LookupEvents (e.g. --data ./leash-data)")
+	f.StringVar(&o.trailDir, "trail-dir", "", "list chained sessions from the CloudTrail log files under `DIR`, instead of LookupEvents (e.g. --trail-dir ./AWSLogs)")
 	f.StringVar(&o.output, "output", "text", "report `FORMAT`: text, or json for the plan, the calls made and the lift time (e.g. --output json)")
 	o.addFlags(f, "revoke the principal")
 	return cmd
@@ -172,7 +209,7 @@ func runRevoke(ctx context.Context, o revokeOptions) error {
 			printLift(o.stdout, r, o.iamAccess)
 			return nil
 		}
-		return writeRevokeJSON(o.stdout, r, true)
+		return writeRevokeJSON(o.stdout, r, true, nil)
 	}
 	if text && len(r.Steps) > 0 {
 		fmt.Fprintln(o.stdout, "Done:")
@@ -200,13 +237,20 @@ func runRevoke(ctx context.Context, o revokeOptions) error {
 			fmt.Fprintf(o.stdout, "  ✓ annotate CredentialsRequest %s %s=%s\n", o.request, operator.AnnotationRevoke, r.Cutoff.Format(time.RFC3339))
 		}
 	}
+	chains, err := listChained(ctx, o, r)
+	if err != nil {
+		return err
+	}
 	if !text {
-		if err := writeRevokeJSON(o.stdout, r, false); err != nil || len(r.TrustOpen) == 0 {
+		if err := writeRevokeJSON(o.stdout, r, false, chains); err != nil || len(r.TrustOpen) == 0 {
 			return err
 		}
 		return &revoke.Refusal{Msg: fmt.Sprintf("--trust: the trust policy of %s still lets new sessions be issued: %s", r.Principal, strings.Join(r.TrustOpen, "; "))}
 	}
 	printLift(o.stdout, r, o.iamAccess)
+	if err := followChained(ctx, o, iam, chains); err != nil {
+		return err
+	}
 	if len(r.TrustOpen) > 0 {
 		return &revoke.Refusal{Msg: fmt.Sprintf("--trust: the trust policy of %s still lets new sessions be issued: %s. Remove those statements' values too (--trust VALUE), or they keep issuing sessions the deny refuses only until the cutoff",
 			r.Principal, strings.Join(r.TrustOpen, "; "))}
@@ -388,14 +432,16 @@ func printLift(w io.Writer, r *revoke.Revocation, access iamAccess) {
 		r.LiftAfter.Format(time.RFC3339), r.Cutoff.Format(time.RFC3339), r.LongestSession, flag)
 }
 
-// revokeJSON is --output json: the report, and whether it is a plan only.
+// revokeJSON is --output json: the report, whether it is a plan only, and
+// the sessions chained from the revoked ones.
 type revokeJSON struct {
 	DryRun bool `json:"dryRun"`
 	revoke.Report
+	Chained []trail.Chain `json:"chained,omitempty"`
 }
 
-func writeRevokeJSON(w io.Writer, r *revoke.Revocation, dryRun bool) error {
+func writeRevokeJSON(w io.Writer, r *revoke.Revocation, dryRun bool, chains []trail.Chain) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(revokeJSON{DryRun: dryRun, Report: r.Report})
+	return enc.Encode(revokeJSON{DryRun: dryRun, Report: r.Report, Chained: chains})
 }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"leash.dev/leash/iamclient"
 	"leash.dev/leash/revoke"
@@ -157,5 +159,49 @@ func TestRevokeFractionalCutoffIsRoundedUp(t *testing.T) {
 	rep := revokeReportOf(t, in, "--role", "ci", "--issued-before", at.Add(500*time.Millisecond).Format(time.RFC3339Nano))
 	if want := at.Add(time.Second); !rep.Cutoff.Equal(want) {
 		t.Errorf("cutoff %s, want %s", rep.Cutoff, want)
+	}
+}
+
+// A session of the revoked role assumed another role before the
+// revocation: the deny does not end that chained session, as in AWS, and
+// it could assume a fresh session of the revoked role and delete the deny.
+// leash revoke lists it from the trail; --follow-chained revokes its role
+// too, and the chained session is refused.
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html
+func TestRevokeListsAndFollowsChainedSessions(t *testing.T) {
+	in := startIncident(t)
+	ctx := context.Background()
+	in.ciRole(t, "ci", "")
+	in.allow(t, "role", "ci", "*", "*")
+	if _, err := in.admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("next"),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + incidentAccount + `:role/ci"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	in.allow(t, "role", "next", "iam:ListUsers", "*")
+	ci, err := in.ciSession("ci", in.githubToken(t, mainRef))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := in.sts(ci).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + incidentAccount + ":role/next"), RoleSessionName: aws.String("chained")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chained := credentials.NewStaticCredentialsProvider(aws.ToString(out.Credentials.AccessKeyId), aws.ToString(out.Credentials.SecretAccessKey), aws.ToString(out.Credentials.SessionToken))
+
+	stdout, stderr, code := in.revoke(t, "--role", "ci")
+	want := "arn:aws:iam::" + incidentAccount + ":role/next assumed at "
+	if code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "by arn:aws:sts::"+incidentAccount+":assumed-role/ci/gha") || !strings.Contains(stdout, "--follow-chained") {
+		t.Fatalf("exit %d, want the chained session listed\n%s%s", code, stdout, stderr)
+	}
+	if c := in.listUsers(chained); c != "OK" {
+		t.Fatalf("the chained session after the revocation of ci alone: %s; AWS leaves it working", c)
+	}
+
+	stdout, stderr, code = in.revoke(t, "--role", "ci", "--follow-chained")
+	if code != 0 || !strings.Contains(stdout, "Chained: revoke role arn:aws:iam::"+incidentAccount+":role/next") {
+		t.Fatalf("--follow-chained: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if c := in.listUsers(chained); c != "AccessDenied" {
+		t.Errorf("the chained session after --follow-chained: %s, want AccessDenied", c)
 	}
 }
