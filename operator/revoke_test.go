@@ -32,6 +32,7 @@ func TestRevokeAnnotation(t *testing.T) {
 		{"a time before the key was created retires nothing and is recorded once", envOptions{}, revokeBeforeKey},
 		{"a role-based request gets the session deny: sessions issued before the time are refused, later ones work", envOptions{}, revokeRoleSessions},
 		{"a role's deny with a later cutoff is kept", envOptions{}, revokeKeepsLaterDeny},
+		{"a decoy the role's own session put under the deny's name is replaced", envOptions{}, revokeReplacesDecoy},
 		{"a role lacking a requested permission still gets the deny", envOptions{}, revokeRoleLackingPermission},
 		{"root credentials without iam:PutRolePolicy give a condition naming the permission", envOptions{}, revokeRoleWithoutPermission},
 		{"Passthrough is refused with leash revoke --user, and the root's key stays published", envOptions{}, revokePassthroughRefused},
@@ -515,4 +516,38 @@ func revokeRoleLackingPermission(t *testing.T, e *env) {
 func denyCutoff(doc string) (time.Time, error) {
 	d, err := revoke.ReadDeny(doc)
 	return d.Cutoff, err
+}
+
+// The role's own session, allowed to write the role's policies, plants a
+// policy under the deny's name that refuses nothing (an Allow with the
+// deny's condition) before the revocation: the operator replaces it,
+// proves the deny it wrote, and the session is refused.
+func revokeReplacesDecoy(t *testing.T, e *env) {
+	cr, role := roleRequest(t, e, "ccm")
+	e.ready(t, cr)
+	if err := e.admin.PutRolePolicy(e.ctx, "ccm", "self", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["iam:PutRolePolicy","iam:ListUsers"],"Resource":"*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	session := e.session(t, role)
+	decoy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"DateLessThan":{"aws:TokenIssueTime":"2099-01-01T00:00:00Z"}}}]}`
+	if err := e.admin.WithKey(session).PutRolePolicy(e.ctx, "ccm", revoke.PolicyName, decoy); err != nil {
+		t.Fatalf("the session's own decoy: %v", err)
+	}
+	e.clock.advance(time.Minute)
+	cutoff := e.clock.Now().Truncate(time.Second)
+	annotateRevoke(cr, formatTime(cutoff))
+	e.ready(t, cr)
+	doc, err := e.admin.RolePolicy(e.ctx, "ccm", revoke.PolicyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := denyCutoff(doc); err != nil || !got.Equal(cutoff) {
+		t.Errorf("the role's deny: %v (%v), want the decoy replaced by a deny cutting off at %v", got, err, cutoff)
+	}
+	if !strings.Contains(cr.Status.Revocation, "replaced an inline policy of that name that was not a session deny") {
+		t.Errorf("status.revocation %q, want it to say the decoy was replaced", cr.Status.Revocation)
+	}
+	if err := e.listUsers(session); !iamclient.IsAccessDenied(err) {
+		t.Errorf("the session that planted the decoy: %v, want AccessDenied", err)
+	}
 }
