@@ -34,7 +34,7 @@ type Chain struct {
 // first call that assumed it, in the order found.
 func Chained(ctx context.Context, src Source, principal string, since, cutoff time.Time) ([]Chain, error) {
 	var calls []*audit.Event
-	err := Collect(ctx, src, audit.Filter{Since: since}, func(e *audit.Event) error {
+	err := Collect(ctx, src, audit.Filter{Since: since, EventName: "AssumeRole"}, func(e *audit.Event) error {
 		if e.EventSource == "sts.amazonaws.com" && e.EventName == "AssumeRole" && e.ErrorCode == "" && assumedRole(e) != "" {
 			calls = append(calls, e)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/cloudtrail"
+	cloudtrailtypes "github.com/aws/aws-sdk-go-v2/service/cloudtrail/types"
 
 	"leash.dev/leash/localaws/audit"
 )
@@ -56,9 +57,13 @@ func NewLookup(cfg LookupConfig) Lookup {
 }
 
 // Events pages through LookupEvents, newest first, asking the API only for
-// the time window; the selection is applied to each event's record.
+// the time window and the event name (LookupEvents takes one attribute);
+// the selection is applied to each event's record.
 func (l Lookup) Events(ctx context.Context, f audit.Filter, fn func(*audit.Event) error) error {
 	in := &cloudtrail.LookupEventsInput{MaxResults: aws.Int32(50)}
+	if f.EventName != "" {
+		in.LookupAttributes = []cloudtrailtypes.LookupAttribute{{AttributeKey: cloudtrailtypes.LookupAttributeKeyEventName, AttributeValue: aws.String(f.EventName)}}
+	}
 	if !f.Since.IsZero() {
 		in.StartTime = aws.Time(f.Since)
 	}

@@ -162,6 +162,8 @@ type Filter struct {
 	// IssuedBefore keeps only calls made with a session issued before it:
 	// after a revoke, what the sessions it ended did.
 	IssuedBefore time.Time
+	// EventName keeps only calls of that API action, such as AssumeRole.
+	EventName string
 }
 
 // Match reports whether the filter selects e.
@@ -176,6 +178,8 @@ func (f *Filter) Match(e *Event) bool {
 	case !f.Until.IsZero() && !e.EventTime.Before(f.Until):
 		return false
 	case f.Denied && e.ErrorCode == "":
+		return false
+	case f.EventName != "" && e.EventName != f.EventName:
 		return false
 	}
 	return true

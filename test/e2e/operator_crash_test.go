@@ -720,6 +720,9 @@ func (tp *iamTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (tp *iamTap) observe(r *http.Request, body []byte, status int, answer []byte) bool {
 	form, _ := url.ParseQuery(string(body))
 	c := tapCall{action: form.Get("Action"), user: form.Get("UserName")}
+	if target := r.Header.Get("X-Amz-Target"); c.action == "" && target != "" {
+		c.action = target[strings.LastIndexByte(target, '.')+1:] // a JSON-protocol call, such as CloudTrail's LookupEvents
+	}
 	if c.user == "" { // a role's call: by its name, or its ARN (AssumeRoleWithWebIdentity)
 		c.user = form.Get("RoleName")
 	}

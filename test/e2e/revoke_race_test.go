@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/revoke"
 )
 
@@ -79,12 +81,12 @@ func TestRevokeUserRacesTheKeyHolder(t *testing.T) {
 				}
 				keys, sessions := h.loot()
 				for _, k := range keys {
-					if _, err := e.local.IAM(k).ListUsers(ctx, &iam.ListUsersInput{}); err == nil {
+					if _, err := h.iam(k).ListUsers(ctx, &iam.ListUsersInput{}); err == nil {
 						t.Errorf("run %d: a key the holder knows still lists users after the revocation", run)
 					}
 				}
 				for _, s := range sessions {
-					if _, err := e.local.STS(s).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + account + ":role/" + target),
+					if _, err := h.sts(s).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + account + ":role/" + target),
 						RoleSessionName: aws.String("after")}); iamclient.ResultCode(err) != "AccessDenied" {
 						t.Errorf("run %d: a session token of the user assumes a role after the revocation: %v", run, err)
 					}
@@ -115,6 +117,19 @@ type keyHolder struct {
 	sessions []aws.CredentialsProvider
 }
 
+// raceHTTP is the one HTTP client of every holder's call, so that the
+// thousands of calls of a run share connections instead of opening one
+// each.
+var raceHTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+
+func (h *keyHolder) iam(creds aws.CredentialsProvider) *iam.Client {
+	return iam.New(iam.Options{Region: "us-east-1", BaseEndpoint: aws.String(h.e.l.URL), Credentials: creds, HTTPClient: raceHTTP, Retryer: localtest.Retryer()})
+}
+
+func (h *keyHolder) sts(creds aws.CredentialsProvider) *sts.Client {
+	return sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(h.e.l.URL), Credentials: creds, HTTPClient: raceHTTP, Retryer: localtest.Retryer()})
+}
+
 func staticKey(id, secret, token *string) aws.CredentialsProvider {
 	return credentials.NewStaticCredentialsProvider(aws.ToString(id), aws.ToString(secret), aws.ToString(token))
 }
@@ -137,7 +152,7 @@ func (h *keyHolder) pick() aws.CredentialsProvider {
 func (h *keyHolder) fight(ctx context.Context, g int) {
 	user := aws.String(h.user)
 	for i := g; ctx.Err() == nil; i++ {
-		c := h.e.local.IAM(h.pick())
+		c := h.iam(h.pick())
 		switch i % 5 {
 		case 0:
 			if out, err := c.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: user}); err == nil {
@@ -169,7 +184,7 @@ func (h *keyHolder) fight(ctx context.Context, g int) {
 		case 3:
 			_, _ = c.DeleteUserPolicy(ctx, &iam.DeleteUserPolicyInput{UserName: user, PolicyName: aws.String(revoke.LockoutName)})
 		case 4:
-			if out, err := h.e.local.STS(h.pick()).GetSessionToken(ctx, &sts.GetSessionTokenInput{}); err == nil {
+			if out, err := h.sts(h.pick()).GetSessionToken(ctx, &sts.GetSessionTokenInput{}); err == nil {
 				h.mu.Lock()
 				h.sessions = append(h.sessions, staticKey(out.Credentials.AccessKeyId, out.Credentials.SecretAccessKey, out.Credentials.SessionToken))
 				h.mu.Unlock()

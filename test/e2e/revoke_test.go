@@ -181,11 +181,16 @@ func TestRevokeInterruptedAtEveryCall(t *testing.T) {
 		}
 	}
 	t.Logf("killed and finished: %d user rounds, %d role rounds", userRounds, roleRounds)
-	// A user revocation reads 5 times and writes 7 (two keys deactivated
-	// and deleted, the password, the cutoff, the deny); a role's with
-	// --trust reads 4 times and writes 4.
-	if userRounds != 12 || roleRounds != 8 {
-		t.Errorf("rounds: %d user, %d role; want a kill after each of 12 and 8 calls", userRounds, roleRounds)
+	// A user revocation plans with 6 reads, then makes 16 calls: the
+	// lockout and its read back, two keys deactivated and deleted, the
+	// password, the sweep's listing and password check, the cutoff, the
+	// deny and its read back, the lockout's check and removal, the final
+	// listing, and the trail's LookupEvents for chained sessions. A
+	// role's with --trust plans with 4 reads and makes 7 calls: the
+	// intent tag, the trust and its read back, the cutoff, the deny and
+	// its read back, LookupEvents.
+	if userRounds != 22 || roleRounds != 11 {
+		t.Errorf("rounds: %d user, %d role; want a kill after each of 22 and 11 calls", userRounds, roleRounds)
 	}
 }
 
