@@ -37,7 +37,7 @@ func TestAuditTableShowsInjectedControlsEscaped(t *testing.T) {
 			UserIdentity: audit.Identity{Type: "AssumedRole", ARN: "arn:aws:sts::111122223333:assumed-role/" + forgedRow + "/run-1", AccountID: "111122223333"},
 			Resource:     "arn:aws:iam::111122223333:role/" + forgedRow, SourceIPAddress: "192.0.2.10", UserAgent: "aws-cli/2.17.20", Decision: "Allowed"},
 		{EventTime: t0.Add(time.Minute), EventSource: "sts.amazonaws.com", EventName: "AssumeRoleWithWebIdentity", RequestID: "r2", EventID: "e2",
-			UserIdentity: audit.Identity{Type: "WebIdentityUser", UserName: "system:serviceaccount:ci:deploy\r\n" + forgedRow, IdentityProvider: "https://oidc.example.com/\u202egpj.exe"},
+			UserIdentity:    audit.Identity{Type: "WebIdentityUser", UserName: "system:serviceaccount:ci:deploy\r\n" + forgedRow, IdentityProvider: "https://oidc.example.com/\u202egpj.exe"},
 			SourceIPAddress: "192.0.2.11", ErrorCode: "AccessDenied\x1b[0m", Decision: "ImplicitDeny"},
 		{EventTime: t0.Add(2 * time.Minute), EventSource: "iam.amazonaws.com", EventName: "ListUsers", RequestID: "r3", EventID: "e3",
 			UserIdentity:    audit.Identity{Type: "IAMUser", ARN: "arn:aws:iam::111122223333:user/alice"},
