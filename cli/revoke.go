@@ -18,6 +18,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/revoke"
 )
@@ -330,8 +331,10 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 	if r.Lift {
 		verb = "lift the session deny of"
 	}
-	fmt.Fprintf(w, "Plan: %s %s %s\n", verb, r.Kind, r.Principal)
-	fmt.Fprintf(w, "  as %s; the endpoint's time is %s\n", r.Caller, r.EndpointTime.Format(time.RFC3339))
+	// Names, ARNs and the trust policy come from IAM and STS: escaped
+	// (termsafe.Escape), none can start a line of the plan.
+	fmt.Fprintf(w, "Plan: %s %s %s\n", verb, r.Kind, termsafe.Escape(r.Principal))
+	fmt.Fprintf(w, "  as %s; the endpoint's time is %s\n", termsafe.Escape(r.Caller), r.EndpointTime.Format(time.RFC3339))
 	if !r.Lift {
 		switch {
 		case r.CutoffAtApply:
@@ -341,27 +344,27 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 		}
 	}
 	if r.Trust != "" {
-		fmt.Fprintf(w, "  trust policy becomes: %s\n", r.Trust)
+		fmt.Fprintf(w, "  trust policy becomes: %s\n", termsafe.Escape(r.Trust))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n))
 	}
 	if len(r.Steps) == 0 {
 		fmt.Fprintln(w, "  nothing to change")
 	}
 	for i, s := range r.Steps {
-		fmt.Fprintf(w, "  %d. %s %s\n", i+1, s.Call, s.On)
+		fmt.Fprintf(w, "  %d. %s %s\n", i+1, s.Call, termsafe.Escape(s.On))
 	}
 }
 
 func printLift(w io.Writer, r *revoke.Revocation) {
 	if r.Lift {
 		if len(r.Steps) > 0 && r.Steps[0].Done {
-			fmt.Fprintf(w, "Lifted: the session deny %s is removed from %s.\n", revoke.PolicyName, r.Principal)
+			fmt.Fprintf(w, "Lifted: the session deny %s is removed from %s.\n", revoke.PolicyName, termsafe.Escape(r.Principal))
 		}
 		return
 	}
-	flag := "--" + string(r.Kind) + " " + r.Principal
+	flag := "--" + string(r.Kind) + " " + termsafe.Escape(r.Principal)
 	fmt.Fprintf(w, "The deny may be lifted at %s (cutoff %s + longest session %s): leash revoke %s --lift\n",
 		r.LiftAfter.Format(time.RFC3339), r.Cutoff.Format(time.RFC3339), r.LongestSession, flag)
 }

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"leash.dev/leash/revoke"
+)
+
+// injected is text that, printed raw, ends its line, starts a forged one
+// and conceals the rest (SGR 8), then reverses what follows (RLO).
+const injected = "\nALLOWED everything\x1b[8m\u202e"
+
+// escapedInjected is injected as every text output shows it.
+const escapedInjected = `\nALLOWED everything\x1b[8m\u202e`
+
+// TestTextOutputsShowInjectedControlsEscaped pins, command by command, that
+// a name taken from a policy document, a credentials file or a CLI
+// argument stays on its own line, escaped, in the text output.
+func TestTextOutputsShowInjectedControlsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	old := write("old.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::a/*"}]}`)
+	forgedResource := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*\nALLOWED everything\u001b[8m\u202e"}]}`
+	tests := []struct {
+		name  string
+		args  []string
+		lines []string // the whole stdout, line by line
+		err   string   // the whole stderr
+	}{
+		{"diff: a new grant's resource", []string{"diff", old, write("new.json", forgedResource)},
+			[]string{"s3:GetObject on arn:aws:s3:::b/*" + escapedInjected}, ""},
+		{"diff: the new file's name when it adds nothing", []string{"diff", old, write("same"+injected+".json", `{"Version":"2012-10-17","Statement":[]}`)},
+			[]string{filepath.Join(dir, "same"+escapedInjected+".json") + " grants nothing the others do not"}, ""},
+		{"creds inspect: profile and key names", []string{"creds", "inspect", "--format", "file", write("credentials", "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nregion\x1b[8m\u202e = x\n[ci\x1b[8m\u202e]\n")},
+			[]string{"mode: static keys", `profiles: ci\x1b[8m\u202e, default`, `keys: aws_access_key_id, aws_secret_access_key, region\x1b[8m\u202e`, "key ID: long-term (AKIA)"}, ""},
+		{"simulate: a key in the policy file that cannot be parsed", []string{"simulate", "--identity",
+			write("bad.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals\n\u001b[8m":{"k":"v"}}}]}`), "--action", "s3:GetObject"},
+			nil, "leash simulate: " + filepath.Join(dir, "bad.json") + `: Statement[0].Condition.StringEquals\n\x1b[8m: unknown condition operator "StringEquals\n\x1b[8m"; use one of the String, Numeric, Date, Bool, BinaryEquals, IpAddress, Arn or Null operators (given to --identity)` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, _ := run(t, tt.args...)
+			want := ""
+			if tt.lines != nil {
+				want = strings.Join(tt.lines, "\n") + "\n"
+			}
+			if out != want {
+				t.Errorf("stdout\n%q\nwant\n%q", out, want)
+			}
+			if errOut != tt.err {
+				t.Errorf("stderr\n%q\nwant\n%q", errOut, tt.err)
+			}
+		})
+	}
+	t.Run("check: a finding quoting the resource", func(t *testing.T) {
+		out, errOut, code := run(t, "check", write("check.json", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:PassRole","Resource":"arn:aws:iam::111122223333:role/a\nhigh LEASH-FAKE ok.json: fine\u001b[8m"}]}`))
+		if code != ExitNo || errOut != "" {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 3 || !strings.HasPrefix(lines[2], "2 findings") || strings.ContainsRune(out, '\x1b') {
+			t.Fatalf("want two finding lines and the summary, no raw ESC:\n%q", out)
+		}
+		if want := `role/a\nhigh LEASH-FAKE ok.json: fine\x1b[8m with no iam:PassedToService`; !strings.Contains(lines[0], want) {
+			t.Errorf("line %q lacks %q", lines[0], want)
+		}
+	})
+}
+
+// TestRevokePlanShowsIAMNamesEscaped pins that the plan and the lift hint
+// print the names IAM and STS answered with escaped.
+func TestRevokePlanShowsIAMNamesEscaped(t *testing.T) {
+	cutoff := time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC)
+	r := &revoke.Revocation{Report: revoke.Report{Kind: "role", Principal: "arn:aws:iam::111122223333:role/ci" + injected,
+		Caller: "arn:aws:iam::111122223333:user/admin" + injected, EndpointTime: cutoff, Cutoff: cutoff, LiftAfter: cutoff.Add(time.Hour), LongestSession: time.Hour,
+		Trust: `{"Statement":"` + injected + `"}`, Notes: []string{"key AKIAIOSFODNN7EXAMPLE of" + injected},
+		Steps: []*revoke.Step{{Call: "iam:PutRolePolicy", On: "ci" + injected}}}}
+	var b bytes.Buffer
+	printPlan(&b, r)
+	printLift(&b, r)
+	want := "" +
+		"Plan: revoke role arn:aws:iam::111122223333:role/ci" + escapedInjected + "\n" +
+		"  as arn:aws:iam::111122223333:user/admin" + escapedInjected + "; the endpoint's time is 2026-11-29T13:00:00Z\n" +
+		"  cutoff: sessions issued before 2026-11-29T13:00:00Z are refused\n" +
+		`  trust policy becomes: {"Statement":"` + escapedInjected + `"}` + "\n" +
+		"  note: key AKIAIOSFODNN7EXAMPLE of" + escapedInjected + "\n" +
+		"  1. iam:PutRolePolicy ci" + escapedInjected + "\n" +
+		"The deny may be lifted at 2026-11-29T14:00:00Z (cutoff 2026-11-29T13:00:00Z + longest session 1h0m0s): leash revoke --role arn:aws:iam::111122223333:role/ci" + escapedInjected + " --lift\n"
+	if b.String() != want {
+		t.Errorf("plan\n%s\nwant\n%s", b.String(), want)
+	}
+}
