@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"leash.dev/leash/localaws"
+	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/revoke"
 )
 
@@ -99,5 +101,32 @@ func TestRevokePlanShowsIAMNamesEscaped(t *testing.T) {
 		"The deny may be lifted at 2026-11-29T14:00:00Z (cutoff 2026-11-29T13:00:00Z + longest session 1h0m0s): leash revoke --role arn:aws:iam::111122223333:role/ci" + escapedInjected + " --lift\n"
 	if b.String() != want {
 		t.Errorf("plan\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestApplyShowsARequestNameEscaped pins that a request's name in a folder
+// (which no API server has validated) stays on its row of apply's table and
+// on its line of the messages below it.
+func TestApplyShowsARequestNameEscaped(t *testing.T) {
+	dir, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
+	yaml := strings.Replace(strings.Replace(otherAccountRequestYAML, "name: app\n", `name: "app\nALLOWED everything\e[8m"`+"\n", 1),
+		"arn:aws:iam::111122223333:role/app-role", "arn:aws:iam::12345:role/app-role", 1)
+	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := localtest.Start(t, localaws.Config{DataDir: data})
+	stdout, stderr, code := run(t, "apply", "-f", dir, "--endpoint", local.URL, "--data", data, "--out", t.TempDir(), "--mode", "Manual")
+	if code != ExitNo {
+		t.Fatalf("exit %d, want 1 (the request is not ready)\n%s%s", code, stdout, stderr)
+	}
+	name := `apps/app\nALLOWED everything\x1b[8m`
+	rows := strings.Split(stdout, "\n")
+	if len(rows) < 4 || !strings.HasPrefix(rows[1], name+"  ") || !strings.HasPrefix(rows[3], name+": ") {
+		t.Errorf("want the row and the failure line to start with %q:\n%s", name, stdout)
+	}
+	for _, line := range strings.Split(stdout+stderr, "\n") {
+		if strings.HasPrefix(line, "ALLOWED") || strings.ContainsRune(line, '\x1b') {
+			t.Errorf("line %q is forged or holds a raw ESC", line)
+		}
 	}
 }
