@@ -130,3 +130,37 @@ func TestApplyShowsARequestNameEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWorkloadShowsManifestNamesEscaped pins that a workload's name in
+// a manifest stays on its line in the skipped list and in the comment above
+// a suggested NetworkPolicy.
+func TestCheckWorkloadShowsManifestNamesEscaped(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "workload", "testdata", "controllers")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.ReplaceAll(string(data), "metadata: {name: aws-load-balancer-controller,", `metadata: {name: "aws-load-balancer-controller\nALLOWED\e[8m",`)
+		text = strings.ReplaceAll(text, "metadata: {name: ebs-csi-controller,", `metadata: {name: "ebs-csi-controller\nALLOWED\e[8m",`)
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, stderr, _ := run(t, "check", "workload", dir, "--suggest")
+	for _, want := range []string{`kube-system/aws-load-balancer-controller\nALLOWED\x1b[8m` + "\n", `kube-system/ebs-csi-controller\nALLOWED\x1b[8m` + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s%s", want, out, stderr)
+		}
+	}
+	for _, line := range strings.Split(out+stderr, "\n") {
+		if strings.HasPrefix(line, "ALLOWED") || strings.ContainsRune(line, '\x1b') {
+			t.Errorf("line %q is forged or holds a raw ESC", line)
+		}
+	}
+}
