@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
@@ -162,5 +166,25 @@ func TestCheckWorkloadShowsManifestNamesEscaped(t *testing.T) {
 		if strings.HasPrefix(line, "ALLOWED") || strings.ContainsRune(line, '\x1b') {
 			t.Errorf("line %q is forged or holds a raw ESC", line)
 		}
+	}
+}
+
+// TestCreateProviderShowsIAMClientIDsEscaped pins that the client IDs IAM
+// answers with, which whoever made the provider chose, stay on the line.
+// (IAM's XML answer cannot carry ESC; a newline, a tab and a bidi control
+// it can.)
+func TestCreateProviderShowsIAMClientIDsEscaped(t *testing.T) {
+	e := newSTSEnv(t)
+	const clientID = "sts.amazonaws.com\nMade the OIDC provider\t\u202e"
+	if _, err := e.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
+		Url: aws.String(testIssuer), ClientIDList: []string{clientID}}); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, append([]string{"sts", "create-provider", "--oidc-issuer", testIssuer, "--audience", clientID}, e.read...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `with the client IDs sts.amazonaws.com\nMade the OIDC provider\t\u202e: nothing changed`) {
+		t.Errorf("want one line naming the client ID escaped:\n%q", out)
 	}
 }
