@@ -6,38 +6,44 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"leash.dev/leash/internal/termsafe"
 )
 
 // WriteText writes one principal a line: its ARN, kind and how it can; a
 // path's steps follow on indented lines. Warnings about incomplete policies
-// are indented under the principal.
+// are indented under the principal. Names, ARNs, Sids and warnings come
+// from the account's policies or a snapshot file and the question from the
+// flags: all are escaped (termsafe.Escape), so none can start a forged line
+// or add a column.
 func WriteText(w io.Writer, a *Answer) error {
 	var b strings.Builder
+	esc := termsafe.Escape
 	if len(a.Rows) == 0 {
-		fmt.Fprintf(&b, "no principal can %s on %s\n", a.Action, a.Resource)
+		fmt.Fprintf(&b, "no principal can %s on %s\n", esc(a.Action), esc(a.Resource))
 	}
 	for _, r := range a.Rows {
 		switch {
 		case len(r.Path) > 0:
-			fmt.Fprintf(&b, "%s\t%s\tvia %d step(s)\n", r.ARN, r.Kind, len(r.Path))
-			b.WriteString("  " + PathText(r, a.Action) + "\n")
+			fmt.Fprintf(&b, "%s\t%s\tvia %d step(s)\n", esc(r.ARN), r.Kind, len(r.Path))
+			b.WriteString("  " + esc(PathText(r, a.Action)) + "\n")
 		default:
-			fmt.Fprintf(&b, "%s\t%s\t%s", r.ARN, r.Kind, r.Decision)
+			fmt.Fprintf(&b, "%s\t%s\t%s", esc(r.ARN), r.Kind, r.Decision)
 			if len(r.Statements) > 0 {
 				names := make([]string, len(r.Statements))
 				for i, s := range r.Statements {
 					names[i] = s.Name()
 				}
-				fmt.Fprintf(&b, " by %s", strings.Join(names, "; "))
+				fmt.Fprintf(&b, " by %s", esc(strings.Join(names, "; ")))
 			}
 			b.WriteString("\n")
 		}
 		for _, inc := range r.Incomplete {
-			fmt.Fprintf(&b, "  warning: %s; the answer for this principal may be incomplete\n", inc)
+			fmt.Fprintf(&b, "  warning: %s; the answer for this principal may be incomplete\n", esc(inc))
 		}
 	}
 	for _, warn := range a.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
+		fmt.Fprintf(&b, "warning: %s\n", esc(warn))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"leash.dev/leash/internal/termsafe"
 )
 
 // Summary counts the findings of a run, as check and check workload print
@@ -46,20 +48,23 @@ func WriteJSON(w io.Writer, findings []Finding, sum Summary) error {
 }
 
 // WriteText writes one line per finding and a summary counting what
-// was reviewed in the unit given (policy/policies, pod/pods).
+// was reviewed in the unit given (policy/policies, pod/pods). A finding's
+// policy name, path, message and fix are escaped (termsafe.Escape): they
+// quote the document's own names, actions, resources and condition values,
+// which must not start a forged line or hide the rest of one.
 func WriteText(w io.Writer, findings []Finding, sum Summary, one, many string) error {
 	var b strings.Builder
 	for _, f := range findings {
 		b.WriteString(f.Severity.String() + " " + f.ID)
 		if f.Policy != "" {
-			b.WriteString(" " + f.Policy)
+			b.WriteString(" " + termsafe.Escape(f.Policy))
 		}
 		if f.Path != "" {
-			b.WriteString(" " + f.Path)
+			b.WriteString(" " + termsafe.Escape(f.Path))
 		}
-		b.WriteString(": " + f.Message)
+		b.WriteString(": " + termsafe.Escape(f.Message))
 		if f.Fix != "" {
-			b.WriteString(" (fix: " + f.Fix + ")")
+			b.WriteString(" (fix: " + termsafe.Escape(f.Fix) + ")")
 		}
 		b.WriteByte('\n')
 	}

@@ -43,6 +43,10 @@ func TestWriteText(t *testing.T) {
 			"medium LEASH-LP-007 ci.json Statement[0].Resource: every resource\n" +
 				"1 finding in 3 pods (1 medium); 0 at or above --fail-on high\n"},
 		{"no findings says what was reviewed", nil, 2, "policy", "policies", "no findings in 2 policies\n"},
+		{"a document's own words are escaped, so a finding stays one line", []Finding{{ID: "LEASH-LP-007", Severity: Medium,
+			Policy: "ci\x1b[8m.json", Path: "Statement[0].Condition.StringLike.a\nb", Message: "allows s3:* on arn:aws:s3:::b\ninfo LEASH-OK ok.json: fine\u202e", Fix: "scope\tit"}}, 1, "policy", "policies",
+			`medium LEASH-LP-007 ci\x1b[8m.json Statement[0].Condition.StringLike.a\nb: allows s3:* on arn:aws:s3:::b\ninfo LEASH-OK ok.json: fine\u202e (fix: scope\tit)` + "\n" +
+				"1 finding in 1 policy (1 medium); 0 at or above --fail-on high\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/operator"
 )
 
@@ -139,5 +140,7 @@ func (p eventPrinter) Event(o runtime.Object, eventtype, reason, message string)
 	if eventtype == corev1.EventTypeWarning {
 		prefix = "warning: "
 	}
-	fmt.Fprintf(p.w, "%s%s%s (%s)\n", prefix, name, message, reason)
+	// The request's name is the manifest's and the message quotes IAM's
+	// names: escaped, neither can start a forged line.
+	fmt.Fprintf(p.w, "%s%s%s (%s)\n", prefix, termsafe.Escape(name), termsafe.Escape(message), reason)
 }

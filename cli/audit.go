@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/trail"
 )
@@ -110,7 +111,8 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 		return err
 	}
 	src, err := auditSource(ctx, o, func(what string, err error) {
-		fmt.Fprintf(stderr, "leash audit: skipped %s: %v\n", what, err)
+		// A file's name and a line's content are the trail writer's words.
+		fmt.Fprintf(stderr, "leash audit: %s\n", termsafe.Escape(fmt.Sprintf("skipped %s: %v", what, err)))
 	})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/trail"
 )
@@ -40,7 +41,8 @@ func writeObservedPolicy(ctx context.Context, src trail.Source, f audit.Filter, 
 	}
 	doc, notes, err := b.Policy()
 	for _, n := range notes {
-		fmt.Fprintf(stderr, "leash audit: %s\n", n)
+		// A note quotes the record's action, resources and error code.
+		fmt.Fprintf(stderr, "leash audit: %s\n", termsafe.Escape(n.String()))
 	}
 	if errors.Is(err, trail.ErrNothingGranted) {
 		return &inputerr.Error{Source: "--policy", Msg: fmt.Sprintf("%d calls selected: %v", b.Events(), err)}

@@ -19,6 +19,7 @@ import (
 
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 )
 
 // errUnusable is inspect's "no": the credentials are empty, partial or
@@ -147,17 +148,20 @@ func printReport(w io.Writer, r credfile.Report, output string) error {
 	return nil
 }
 
+// writeReport writes r as text. The profile and key names and the problems
+// that quote them are the file's own words, escaped (termsafe.Escape) so
+// that none starts a line of its own.
 func writeReport(w io.Writer, prefix string, r credfile.Report) {
 	fmt.Fprintf(w, "%smode: %s\n", prefix, r.Mode)
 	if len(r.Profiles) > 0 {
-		fmt.Fprintf(w, "%sprofiles: %s\n", prefix, strings.Join(r.Profiles, ", "))
+		fmt.Fprintf(w, "%sprofiles: %s\n", prefix, termsafe.Escape(strings.Join(r.Profiles, ", ")))
 	}
-	fmt.Fprintf(w, "%skeys: %s\n", prefix, strings.Join(r.Keys, ", "))
+	fmt.Fprintf(w, "%skeys: %s\n", prefix, termsafe.Escape(strings.Join(r.Keys, ", ")))
 	if r.KeyIDClass != "" {
 		fmt.Fprintf(w, "%skey ID: %s\n", prefix, r.KeyIDClass)
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "%sproblem: %s\n", prefix, p)
+		fmt.Fprintf(w, "%sproblem: %s\n", prefix, termsafe.Escape(p))
 	}
 	if r.Credentials != nil {
 		writeReport(w, "credentials file ", *r.Credentials)

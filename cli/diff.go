@@ -9,6 +9,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -82,15 +83,17 @@ input.`),
 					return err
 				}
 			} else {
+				// A grant's action, resource and condition values are the
+				// new policy's words: escaped, each stays on its line.
 				for _, g := range gaps {
 					line := g.Action + " on " + g.Resource
 					if g.Context != "" {
 						line += " when " + g.Context
 					}
-					fmt.Fprintln(out, line)
+					fmt.Fprintln(out, termsafe.Escape(line))
 				}
 				if len(gaps) == 0 {
-					fmt.Fprintf(out, "%s grants nothing the others do not\n", args[len(args)-1])
+					fmt.Fprintf(out, "%s grants nothing the others do not\n", termsafe.Escape(args[len(args)-1]))
 				}
 			}
 			if len(gaps) > 0 {

@@ -19,6 +19,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/shellquote"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/operator"
 	"leash.dev/leash/revoke"
 	"leash.dev/leash/trail"
@@ -216,9 +217,9 @@ func runRevoke(ctx context.Context, o revokeOptions) error {
 	}
 	err = r.Apply(ctx, func(s *revoke.Step) {
 		if text {
-			fmt.Fprintf(o.stdout, "  ✓ %s %s", s.Call, s.On)
+			fmt.Fprintf(o.stdout, "  ✓ %s %s", s.Call, termsafe.Escape(s.On))
 			if s.Note != "" {
-				fmt.Fprintf(o.stdout, " (%s)", s.Note)
+				fmt.Fprintf(o.stdout, " (%s)", termsafe.Escape(s.Note))
 			}
 			fmt.Fprintln(o.stdout)
 		}
@@ -388,8 +389,10 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 	if r.Lift {
 		verb = "lift the session deny of"
 	}
-	fmt.Fprintf(w, "Plan: %s %s %s\n", verb, r.Kind, r.Principal)
-	fmt.Fprintf(w, "  as %s; the endpoint's time is %s\n", r.Caller, r.EndpointTime.Format(time.RFC3339))
+	// Names, ARNs and the trust policy come from IAM and STS: escaped
+	// (termsafe.Escape), none can start a line of the plan.
+	fmt.Fprintf(w, "Plan: %s %s %s\n", verb, r.Kind, termsafe.Escape(r.Principal))
+	fmt.Fprintf(w, "  as %s; the endpoint's time is %s\n", termsafe.Escape(r.Caller), r.EndpointTime.Format(time.RFC3339))
 	if !r.Lift {
 		switch {
 		case r.CutoffAtApply:
@@ -399,30 +402,30 @@ func printPlan(w io.Writer, r *revoke.Revocation) {
 		}
 	}
 	if r.Trust != "" {
-		fmt.Fprintf(w, "  trust policy becomes: %s\n", r.Trust)
+		fmt.Fprintf(w, "  trust policy becomes: %s\n", termsafe.Escape(r.Trust))
 	}
 	for _, open := range r.TrustOpen {
-		fmt.Fprintf(w, "  NOT closed by this plan: %s\n", open)
+		fmt.Fprintf(w, "  NOT closed by this plan: %s\n", termsafe.Escape(open))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n))
 	}
 	if len(r.Steps) == 0 {
 		fmt.Fprintln(w, "  nothing to change")
 	}
 	for i, s := range r.Steps {
-		fmt.Fprintf(w, "  %d. %s %s\n", i+1, s.Call, s.On)
+		fmt.Fprintf(w, "  %d. %s %s\n", i+1, s.Call, termsafe.Escape(s.On))
 	}
 }
 
 func printLift(w io.Writer, r *revoke.Revocation, access iamAccess) {
 	if r.Lift {
 		if len(r.Steps) > 0 && r.Steps[0].Done {
-			fmt.Fprintf(w, "Lifted: the session deny %s is removed from %s.\n", revoke.PolicyName, r.Principal)
+			fmt.Fprintf(w, "Lifted: the session deny %s is removed from %s.\n", revoke.PolicyName, termsafe.Escape(r.Principal))
 		}
 		return
 	}
-	flag := "--" + string(r.Kind) + " " + r.Principal
+	flag := "--" + string(r.Kind) + " " + termsafe.Escape(r.Principal)
 	for _, f := range []struct{ name, value string }{{"--endpoint", access.endpoint}, {"--credentials-file", access.credentialsFile}, {"--profile", access.profile}} {
 		if f.value != "" {
 			flag += " " + f.name + " " + shellquote.Quote(f.value)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/revoke"
 	"leash.dev/leash/trail"
 )
@@ -52,7 +53,7 @@ func listChained(ctx context.Context, o revokeOptions, r *revoke.Revocation) ([]
 		if !c.Issued.IsZero() {
 			issued = "a session issued " + c.Issued.Format(time.RFC3339)
 		}
-		fmt.Fprintf(o.stdout, "  %s assumed at %s by %s (%s)\n", c.Role, c.At.Format(time.RFC3339), c.By, issued)
+		fmt.Fprintf(o.stdout, "  %s assumed at %s by %s (%s)\n", termsafe.Escape(c.Role), c.At.Format(time.RFC3339), termsafe.Escape(c.By), issued)
 	}
 	if !o.followChained {
 		fmt.Fprintln(o.stdout, "Revoke their roles too: run the same command with --follow-chained.")
@@ -89,11 +90,11 @@ func followChained(ctx context.Context, o revokeOptions, iam *iamclient.Client, 
 	}
 	var failed []string
 	for _, c := range chains {
-		fmt.Fprintf(o.stdout, "\nChained: revoke role %s\n", c.Role)
+		fmt.Fprintf(o.stdout, "\nChained: revoke role %s\n", termsafe.Escape(c.Role))
 		r, err := revoke.Plan(ctx, iam, revoke.Options{Kind: revoke.Role, Name: c.Role})
 		if err == nil {
 			printPlan(o.stdout, r)
-			err = r.Apply(ctx, func(s *revoke.Step) { fmt.Fprintf(o.stdout, "  ✓ %s %s\n", s.Call, s.On) })
+			err = r.Apply(ctx, func(s *revoke.Step) { fmt.Fprintf(o.stdout, "  ✓ %s %s\n", s.Call, termsafe.Escape(s.On)) })
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%v)", c.Role, err))

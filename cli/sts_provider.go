@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/oidcissuer"
 )
 
@@ -75,10 +76,11 @@ func runCreateProvider(ctx context.Context, stdout io.Writer, o createProviderOp
 	if err != nil {
 		return err
 	}
+	// The ARN and client IDs are IAM's answer: escaped, they stay on the line.
 	if p.Created {
-		fmt.Fprintf(stdout, "Made the OIDC provider %s with the client ID %s.\n", p.ARN, o.audience)
+		fmt.Fprintf(stdout, "Made the OIDC provider %s with the client ID %s.\n", termsafe.Escape(p.ARN), termsafe.Escape(o.audience))
 		return nil
 	}
-	fmt.Fprintf(stdout, "The OIDC provider %s exists with the client IDs %s: nothing changed.\n", p.ARN, strings.Join(p.ClientIDs, ", "))
+	fmt.Fprintf(stdout, "The OIDC provider %s exists with the client IDs %s: nothing changed.\n", termsafe.Escape(p.ARN), termsafe.Escape(strings.Join(p.ClientIDs, ", ")))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/operator"
 )
 
@@ -183,10 +184,10 @@ func runSTSCreateRoles(ctx context.Context, stdout, stderr io.Writer, o stsRoles
 func preflightRoles(prov *operator.Provisioner, requests []*leashv1.CredentialsRequest) error {
 	var problems []string
 	for _, cr := range requests {
-		name := cr.Namespace + "/" + cr.Name
+		name := termsafe.Escape(cr.Namespace + "/" + cr.Name)
 		mode, err := prov.Preflight(cr)
 		if err != nil {
-			problems = append(problems, name+": "+failureText(err))
+			problems = append(problems, name+": "+termsafe.Escape(failureText(err)))
 			continue
 		}
 		if mode != leashv1.ModeSTS && mode != leashv1.ModeIgnored {
@@ -224,17 +225,17 @@ func runSTSDelete(ctx context.Context, stdout, stderr io.Writer, o stsRolesOptio
 		mode, err := prov.RequestMode(cr)
 		switch {
 		case err != nil:
-			fmt.Fprintf(stdout, "%s/%s: skipped: %s\n", cr.Namespace, cr.Name, failureText(err))
+			fmt.Fprintf(stdout, "%s: skipped: %s\n", termsafe.Escape(cr.Namespace+"/"+cr.Name), termsafe.Escape(failureText(err)))
 			continue
 		case mode == leashv1.ModeIgnored:
 			continue
 		case mode != leashv1.ModeSTS:
-			fmt.Fprintf(stdout, "%s/%s: skipped: its mode is %s, and create-roles makes nothing for it\n", cr.Namespace, cr.Name, mode)
+			fmt.Fprintf(stdout, "%s: skipped: its mode is %s, and create-roles makes nothing for it\n", termsafe.Escape(cr.Namespace+"/"+cr.Name), mode)
 			continue
 		}
 		if err := prov.Remove(ctx, cr); err != nil {
 			failed = true
-			fmt.Fprintf(stdout, "%s/%s: %v\n", cr.Namespace, cr.Name, err)
+			fmt.Fprintf(stdout, "%s: %s\n", termsafe.Escape(cr.Namespace+"/"+cr.Name), termsafe.Escape(err.Error()))
 		}
 	}
 	if failed {

@@ -11,6 +11,7 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/oidcissuer"
 	"leash.dev/leash/workload"
 )
@@ -146,14 +147,16 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 					}
 					np, err := workload.Suggest(p)
 					if err != nil {
-						fmt.Fprintf(out, "---\n# no suggestion: %v\n", err)
+						fmt.Fprintf(out, "---\n# no suggestion: %s\n", termsafe.Escape(err.Error()))
 						continue
 					}
 					note := ""
 					if p.Spec.HostNetwork {
 						note = " (it governs the pod only once hostNetwork is removed: LEASH-WL-001)"
 					}
-					fmt.Fprintf(out, "---\n# for %s%s\n%s", p.Source, note, np)
+					// The source names the manifest's file and pod: escaped, it
+					// cannot end the YAML comment.
+					fmt.Fprintf(out, "---\n# for %s%s\n%s", termsafe.Escape(p.Source), note, np)
 				}
 			}
 			if sum.Failing > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/termsafe"
 )
 
 // workloadSummary is the JSON summary of leash check workload: it counts
@@ -45,6 +46,10 @@ func writeSkipped(w io.Writer, skipped []string) error {
 	if len(skipped) == 1 {
 		noun = "pod that receives"
 	}
-	_, err := fmt.Fprintf(w, "skipped %d %s no AWS credentials:\n  %s\n", len(skipped), noun, strings.Join(skipped, "\n  "))
+	names := make([]string, len(skipped))
+	for i, s := range skipped {
+		names[i] = termsafe.Escape(s) // a manifest's file and pod name
+	}
+	_, err := fmt.Fprintf(w, "skipped %d %s no AWS credentials:\n  %s\n", len(skipped), noun, strings.Join(names, "\n  "))
 	return err
 }

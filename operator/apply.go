@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/termsafe"
 )
 
 // Applied is what leash apply did for one request.
@@ -43,31 +44,32 @@ func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsR
 // WriteTable prints one row per request (request, mode, principal, granted
 // actions, state), then the message of every request that is not ready,
 // what was not checked of every ready one, and the warnings (the PolicyWarnings condition's) of every request.
+// The request's name and actions are the manifest's words and the
+// principal and messages quote IAM's names: all are escaped
+// (termsafe.Escape), so none can start a forged row or line.
 func WriteTable(w io.Writer, applied []Applied) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REQUEST\tMODE\tPRINCIPAL\tGRANTED\tSTATE")
 	for _, a := range applied {
 		o := a.Outcome
-		principal := o.Principal
-		if principal == "" {
-			principal = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Request, orDash(string(shownMode(o.Mode))), principal, granted(o.Granted), state(a))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(a.Request), orDash(string(shownMode(o.Mode))), orDash(termsafe.Escape(o.Principal)),
+			termsafe.Escape(granted(o.Granted)), termsafe.Escape(state(a)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, a := range applied {
+		request := termsafe.Escape(a.Request)
 		switch {
 		case a.Err != nil:
-			fmt.Fprintf(w, "\n%s: %v\n", a.Request, a.Err)
+			fmt.Fprintf(w, "\n%s: %s\n", request, termsafe.Escape(a.Err.Error()))
 		case a.Outcome.Failure != nil:
-			fmt.Fprintf(w, "\n%s: %s: %s\n", a.Request, a.Outcome.Failure.Type, a.Outcome.Failure.Message)
+			fmt.Fprintf(w, "\n%s: %s: %s\n", request, a.Outcome.Failure.Type, termsafe.Escape(a.Outcome.Failure.Message))
 		case a.Outcome.Unchecked != "":
-			fmt.Fprintf(w, "\n%s: not checked: %s\n", a.Request, a.Outcome.Unchecked)
+			fmt.Fprintf(w, "\n%s: not checked: %s\n", request, termsafe.Escape(a.Outcome.Unchecked))
 		}
 		for _, warning := range a.Outcome.Warnings {
-			fmt.Fprintf(w, "\n%s: warning: %s\n", a.Request, warning)
+			fmt.Fprintf(w, "\n%s: warning: %s\n", request, termsafe.Escape(warning))
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"leash.dev/leash/internal/termsafe"
 )
 
 // Result is a decision with the reasons for it.
@@ -135,14 +137,17 @@ func (t *trace) conditionFailed(d *compiledDoc, s *compiledStmt, c *compiledCond
 		f.PolicyValues = append(f.PolicyValues, v.raw)
 	}
 	r := ref(d, s)
+	// The key is written as the policy spells it, escaped since the policy's
+	// author chose it (the operator is a known one); the values are quoted.
+	key := termsafe.Escape(c.keyRaw)
 	var msg string
 	switch why {
 	case condMissingKey:
-		msg = fmt.Sprintf("%s: condition %s %s needs the key, which the request does not have", r, c.opName, c.keyRaw)
+		msg = fmt.Sprintf("%s: condition %s %s needs the key, which the request does not have", r, c.opName, key)
 	case condMultivaluedKey:
-		msg = fmt.Sprintf("%s: condition %s %s: the key has several values %q; use ForAnyValue: or ForAllValues:", r, c.opName, c.keyRaw, cv.values)
+		msg = fmt.Sprintf("%s: condition %s %s: the key has several values %q; use ForAnyValue: or ForAllValues:", r, c.opName, key, cv.values)
 	default:
-		msg = fmt.Sprintf("%s: condition %s %s %q does not hold for %q", r, c.opName, c.keyRaw, f.PolicyValues, cv.values)
+		msg = fmt.Sprintf("%s: condition %s %s %q does not hold for %q", r, c.opName, key, f.PolicyValues, cv.values)
 	}
 	t.failures = append(t.failures, Reason{Code: ReasonConditionFailed, Message: msg, Statement: &r, Condition: f})
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/policy"
 )
 
@@ -21,14 +22,11 @@ func WriteTable(w io.Writer, outcomes []Outcome, explain bool) error {
 		header = append(header, "PRINCIPAL")
 	}
 	rows := make([][]string, len(outcomes))
-	for i, o := range outcomes {
-		resource := o.Resource
-		if resource == "" {
-			resource = "*" // the engine reads an empty resource as "*"
-		}
-		rows[i] = []string{o.Decision, o.Action, resource}
+	for i := range outcomes {
+		action, resource, principal := cells(&outcomes[i])
+		rows[i] = []string{outcomes[i].Decision, action, resource}
 		if withPrincipal {
-			rows[i] = append(rows[i], o.Principal)
+			rows[i] = append(rows[i], principal)
 		}
 	}
 	// Widths are computed by hand rather than with text/tabwriter, whose
@@ -63,6 +61,17 @@ func WriteTable(w io.Writer, outcomes []Outcome, explain bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cells are an outcome's request as the table shows it: escaped, since a
+// request file's author wrote them and a newline in one must not start a
+// forged row, and the resource "*" when empty, as the engine reads it.
+func cells(o *Outcome) (action, resource, principal string) {
+	resource = o.Resource
+	if resource == "" {
+		resource = "*"
+	}
+	return termsafe.Escape(o.Action), termsafe.Escape(resource), termsafe.Escape(o.Principal)
 }
 
 // explanation is the deciding statements not already quoted by a reason,
@@ -191,14 +200,11 @@ func (t *tableWriter) write(o *Outcome) error {
 		t.started = true
 		fmt.Fprintf(&t.b, "%-*s  %-*s  RESOURCE  PRINCIPAL\n", decisionWidth, "DECISION", actionWidth, "ACTION")
 	}
-	resource := o.Resource
-	if resource == "" {
-		resource = "*"
-	}
-	fmt.Fprintf(&t.b, "%-*s  %-*s  %s", decisionWidth, o.Decision, actionWidth, o.Action, resource)
-	if o.Principal != "" {
+	action, resource, principal := cells(o)
+	fmt.Fprintf(&t.b, "%-*s  %-*s  %s", decisionWidth, o.Decision, actionWidth, action, resource)
+	if principal != "" {
 		t.b.WriteString("  ")
-		t.b.WriteString(o.Principal)
+		t.b.WriteString(principal)
 	}
 	t.b.WriteString("\n")
 	var lines []string

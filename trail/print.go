@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/localaws/audit"
 )
 
@@ -31,7 +32,10 @@ func NewPrinter(w io.Writer, format string) (*Printer, error) {
 }
 
 // Print writes one record: in JSON as the record itself, in the table as one
-// row.
+// row. Every field of the row is written by field, since the record's
+// strings are whatever its caller sent: a newline in a role name or a user
+// agent must not start a forged row, nor a tab shift a column, nor an escape
+// sequence hide the rest of the line.
 func (p *Printer) Print(e *audit.Event) error {
 	if p.json != nil {
 		return p.json.Encode(e)
@@ -41,8 +45,8 @@ func (p *Printer) Print(e *audit.Event) error {
 		issued = sc.Attributes.CreationDate.UTC().Format(time.RFC3339)
 	}
 	_, err := fmt.Fprintf(p.table, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-		e.EventTime.UTC().Format(time.RFC3339), dash(Caller(&e.UserIdentity)), issued, Action(e),
-		dash(resource(e)), dash(e.SourceIPAddress), dash(shorten(e.UserAgent, 60)), dash(e.ErrorCode), dash(e.Decision))
+		e.EventTime.UTC().Format(time.RFC3339), field(Caller(&e.UserIdentity)), issued, field(Action(e)),
+		field(resource(e)), field(e.SourceIPAddress), shorten(field(e.UserAgent), 60), field(e.ErrorCode), field(e.Decision))
 	return err
 }
 
@@ -89,6 +93,8 @@ func resource(e *audit.Event) string {
 	return fmt.Sprintf("%s (+%d)", e.Resources[0].ARN, len(e.Resources)-1)
 }
 
+// shorten cuts s to n characters, the last an ellipsis. It is given s once
+// escaped, so a cut can end inside an escape but never lets one through.
 func shorten(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -96,9 +102,11 @@ func shorten(s string, n int) string {
 	return s
 }
 
-func dash(s string) string {
+// field is s as a table cell: escaped to stay on its line and in its
+// column, and "-" when empty.
+func field(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return termsafe.Escape(s)
 }
