@@ -568,3 +568,24 @@ func TestDiscoveryDocumentMustNameTheIssuerIdentically(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeKeySet feeds the key set reader arbitrary input: it must not
+// panic, and a set it accepts has no member named twice at its top.
+func FuzzDecodeKeySet(f *testing.F) {
+	f.Add(`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}`)
+	f.Add(`{"keys":[],"keys":[]}`)
+	f.Add(`{"Keys":[{"KTY":"EC"}]}`)
+	f.Add(`{"keys":[{"kty":"EC","\u006bty":"RSA"}]}`)
+	f.Fuzz(func(t *testing.T, set string) {
+		keys, err := decodeKeySet([]byte(set))
+		if err != nil {
+			return
+		}
+		if _, err := exactObject([]byte(set)); err != nil {
+			t.Errorf("accepted a set whose object is refused: %v", err)
+		}
+		for _, k := range keys {
+			_, _ = k.publicKey()
+		}
+	})
+}

@@ -94,11 +94,10 @@ func (s *Server) verifyWebIdentity(c *call, keys *oidcKeys, token string) (*webI
 	if err != nil {
 		return nil, err
 	}
-	// The provider's lookup forgives a trailing slash and the host's case;
-	// the issuer does not. A variant of the registered URL (a trailing
-	// slash, another case, percent-encoding) is another issuer, whose keys
-	// would come from elsewhere than the provider's (such as its
-	// --oidc-jwks file).
+	// The provider's lookup forgives the host's case and a bare host's
+	// trailing slash; the issuer does not. A variant of the registered URL
+	// is another issuer, whose keys would come from elsewhere than the
+	// provider's (such as its --oidc-jwks file).
 	if iss != provider.URL {
 		return nil, query.InvalidIdentityToken(fmt.Sprintf("No OpenIDConnect provider found in your account for %s "+
 			"(the provider registered is %s; a token's iss must be its URL exactly)", iss, provider.URL))
