@@ -212,7 +212,15 @@ func TestCheckSourceRefusesOtherProviders(t *testing.T) {
 
 func startLeashLocal(t *testing.T) *localaws.Loopback {
 	t.Helper()
-	l, err := localaws.StartLoopback(localaws.Config{DataDir: t.TempDir()})
+	return startLeashLocalWith(t, localaws.Config{})
+}
+
+// startLeashLocalWith starts leash local with cfg, in a data folder of the
+// test's.
+func startLeashLocalWith(t *testing.T, cfg localaws.Config) *localaws.Loopback {
+	t.Helper()
+	cfg.DataDir = t.TempDir()
+	l, err := localaws.StartLoopback(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,9 +262,10 @@ func TestLoadStaticFileAgainstLeashLocal(t *testing.T) {
 
 const serviceAccount = "system:serviceaccount:openshift-cloud-controller-manager:cloud-controller-manager"
 
-// issuer is an OIDC issuer on loopback with one RSA key; leash local
-// fetches the keys of a loopback issuer over plain http.
-func issuer(t *testing.T) (string, *rsa.PrivateKey) {
+// issuer is an OIDC issuer on loopback, served over https, with one RSA
+// key; the client trusts its certificate (leash local fetches keys over
+// https only).
+func issuer(t *testing.T) (string, *rsa.PrivateKey, *http.Client) {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -264,7 +273,7 @@ func issuer(t *testing.T) (string, *rsa.PrivateKey) {
 	}
 	var url string
 	b64 := base64.RawURLEncoding.EncodeToString
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/.well-known/openid-configuration":
 			_ = json.NewEncoder(w).Encode(map[string]string{"issuer": url, "jwks_uri": url + "/keys"})
@@ -277,7 +286,7 @@ func issuer(t *testing.T) (string, *rsa.PrivateKey) {
 	}))
 	t.Cleanup(srv.Close)
 	url = srv.URL
-	return url, key
+	return url, key, srv.Client()
 }
 
 // token is a service-account token from the issuer, signed with RS256.
@@ -299,7 +308,8 @@ func token(t *testing.T, iss string, key *rsa.PrivateKey) string {
 
 func TestLoadWebIdentityFileAgainstLeashLocal(t *testing.T) {
 	imds := isolate(t)
-	l := startLeashLocal(t)
+	iss, key, client := issuer(t)
+	l := startLeashLocalWith(t, localaws.Config{HTTPClient: client})
 	ctx := context.Background()
 	admin, _, err := Load(ctx, WithCredentialsFile(l.AdminCredentialsPath()), WithEndpoint(l.URL))
 	if err != nil {
@@ -307,10 +317,9 @@ func TestLoadWebIdentityFileAgainstLeashLocal(t *testing.T) {
 	}
 	adminIAM := iam.NewFromConfig(admin)
 
-	iss, key := issuer(t)
-	host := strings.TrimPrefix(iss, "http://")
+	host := strings.TrimPrefix(iss, "https://")
 	provider, err := adminIAM.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
-		Url: aws.String("https://" + host), ClientIDList: []string{"sts.amazonaws.com"},
+		Url: aws.String(iss), ClientIDList: []string{"sts.amazonaws.com"},
 	})
 	if err != nil {
 		t.Fatalf("CreateOpenIDConnectProvider: %v", err)

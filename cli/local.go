@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -144,6 +145,14 @@ func parseJWKS(flags []string) (map[string]string, error) {
 		issuer, file, ok := strings.Cut(f, "=")
 		if !ok || issuer == "" || file == "" {
 			return nil, fmt.Errorf("--oidc-jwks %q: give ISSUER=FILE, such as https://kubernetes.default.svc=./jwks.json", f)
+		}
+		// A token's iss must be its provider's URL exactly, which IAM
+		// keeps as https://HOST[/PATH] without a trailing slash: a file
+		// given for any other form would never be read.
+		if u, err := url.Parse(issuer); err != nil || u.Scheme != "https" || u.Host == "" || strings.HasSuffix(issuer, "/") ||
+			strings.ContainsAny(issuer, "?#") || !strings.HasPrefix(issuer, "https://") {
+			return nil, fmt.Errorf("--oidc-jwks %s: give ISSUER as the tokens' iss, the provider's https://HOST[/PATH] exactly, "+
+				"without a trailing slash, query or fragment, such as https://kubernetes.default.svc=./jwks.json", issuer)
 		}
 		if _, err := os.Stat(file); err != nil {
 			return nil, fmt.Errorf("--oidc-jwks %s: %v", issuer, err)

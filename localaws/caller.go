@@ -44,8 +44,8 @@ func (s *Server) resolveCaller(c *call) error {
 	} else {
 		user, err := tx.GetUser(cred.UserName)
 		if err != nil || !sameUser(cred, user) {
-			// Deleted, renamed away, or replaced by a new user of the same
-			// name: the key or session was not issued to this user.
+			// Deleted, renamed (even back), or replaced by a new user of the
+			// same name: the key or session was not issued to this user.
 			return store.InvalidClientToken()
 		}
 		c.userName = user.Name
@@ -108,7 +108,7 @@ func (s *Server) resolveCaller(c *call) error {
 // name finds the key's own user.
 func sameUser(cred store.Credential, user store.User) bool {
 	if cred.Session != nil {
-		return cred.Session.IssuedTo(user.UserID)
+		return cred.Session.IssuedToUser(user)
 	}
 	return cred.UserID == "" || cred.UserID == user.UserID
 }

@@ -11,6 +11,15 @@ import (
 const providerARNParam = "OpenIDConnectProviderArn"
 
 func iamOIDCOperations(ops map[string]operation) {
+	// CreateOpenIDConnectProvider stores the thumbprints it is given, and
+	// GetOpenIDConnectProvider returns them, but AssumeRoleWithWebIdentity
+	// does not use them: it fetches an issuer's keys over https with the
+	// TLS certificate checked against the machine's trusted root CAs (the
+	// HTTP client's), or reads them from the issuer's --oidc-jwks file. IAM
+	// too secures many providers through its library of trusted root CAs
+	// and keeps their thumbprints unused ("Obtain the thumbprint for an
+	// OpenID Connect identity provider",
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_providers_create_oidc_verify-thumbprint.html).
 	ops["CreateOpenIDConnectProvider"] = operation{
 		target: func(c *call) (target, error) {
 			url, err := c.required("Url")

@@ -1,18 +1,15 @@
 package localaws
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
 	_ "crypto/sha256" // SHA-256 for RS256 and ES256
 	_ "crypto/sha512" // SHA-384 and SHA-512 for RS384, RS512, ES384, ES512
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"strconv"
 	"strings"
@@ -42,23 +39,36 @@ type jwt struct {
 	signature []byte
 }
 
+// jwsHeader is the JOSE header parameters STS reads, by exact name (see
+// decodeObject).
 type jwsHeader struct {
-	Alg  string   `json:"alg"`
-	Kid  string   `json:"kid"`
-	Crit []string `json:"crit"`
+	Alg  string
+	Kid  string
+	Crit []string
 }
 
-// tokenClaims are the claims STS reads.
+func (h *jwsHeader) decode(data []byte) error {
+	return decodeObject(data, member{"alg", &h.Alg}, member{"kid", &h.Kid}, member{"crit", &h.Crit})
+}
+
+// tokenClaims are the claims STS reads, by exact name (see decodeObject).
 type tokenClaims struct {
-	Issuer   string       `json:"iss"`
-	Subject  string       `json:"sub"`
-	Audience audience     `json:"aud"`
-	AZP      string       `json:"azp"`
-	Email    string       `json:"email"`
-	AMR      stringList   `json:"amr"`
-	Expires  *numericDate `json:"exp"`
-	NotBef   *numericDate `json:"nbf"`
-	IssuedAt *numericDate `json:"iat"`
+	Issuer   string
+	Subject  string
+	Audience audience
+	AZP      string
+	Email    string
+	AMR      stringList
+	Expires  *numericDate
+	NotBef   *numericDate
+	IssuedAt *numericDate
+}
+
+func (c *tokenClaims) decode(data []byte) error {
+	return decodeObject(data,
+		member{"iss", &c.Issuer}, member{"sub", &c.Subject}, member{"aud", &c.Audience},
+		member{"azp", &c.AZP}, member{"email", &c.Email}, member{"amr", &c.AMR},
+		member{"exp", &c.Expires}, member{"nbf", &c.NotBef}, member{"iat", &c.IssuedAt})
 }
 
 // audience is the aud claim: one string or an array of them.
@@ -114,48 +124,31 @@ func parseJWT(token string) (*jwt, *query.Error) {
 		return nil, invalid(fmt.Sprintf("it has %d dot-separated parts, not 3", len(parts)))
 	}
 	var t jwt
-	if err := decodePart(parts[0], &t.header); err != nil {
+	if err := decodePart(parts[0], t.header.decode); err != nil {
 		return nil, invalid("its header " + err.Error())
 	}
 	if len(t.header.Crit) > 0 {
 		return nil, invalid("its header has critical extensions (crit), which STS does not support")
 	}
-	if err := decodePart(parts[1], &t.claims); err != nil {
+	if err := decodePart(parts[1], t.claims.decode); err != nil {
 		return nil, invalid("its payload " + err.Error())
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	sig, err := decodeBase64URL(parts[2])
 	if err != nil || len(sig) == 0 {
-		return nil, invalid("its signature is not unpadded base64url")
+		return nil, invalid("its signature is not canonical unpadded base64url")
 	}
 	t.signed, t.signature = parts[0]+"."+parts[1], sig
 	return &t, nil
 }
 
-// decodePart decodes one base64url JSON part of a JWS into v. Errors say
-// what is wrong without quoting the token.
-func decodePart(part string, v any) error {
-	data, err := base64.RawURLEncoding.DecodeString(part)
+// decodePart decodes one base64url JSON part of a JWS with decode. Errors
+// say what is wrong without quoting the token.
+func decodePart(part string, decode func([]byte) error) error {
+	data, err := decodeBase64URL(part)
 	if err != nil {
-		return errors.New("is not unpadded base64url")
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		var syntaxErr *json.SyntaxError
-		switch {
-		case errors.As(err, &typeErr) && typeErr.Field == "":
-			return fmt.Errorf("is a JSON %s, not an object", typeErr.Value)
-		case errors.As(err, &typeErr):
-			return fmt.Errorf("has a %s where %s belongs", typeErr.Value, typeErr.Field)
-		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return errors.New("is not JSON")
-		}
-		return errors.New("has a claim of the wrong type: " + err.Error())
-	}
-	if dec.More() {
-		return errors.New("has data after its JSON object")
-	}
-	return nil
+	return decode(data)
 }
 
 // signatureAlgorithm is a JWS alg STS accepts.
@@ -184,7 +177,8 @@ var algorithms = map[string]signatureAlgorithm{
 	"ES512": {hash: crypto.SHA512, curve: elliptic.P521()},
 }
 
-// jwk is one key of a JSON Web Key Set (RFC 7517), RSA or EC.
+// jwk is one key of a JSON Web Key Set (RFC 7517), RSA or EC. The json
+// tags are for writing one; reading is by exact name (decodeKeySet).
 type jwk struct {
 	Kty string `json:"kty"`
 	Kid string `json:"kid"`
@@ -202,6 +196,27 @@ type jwks struct {
 	Keys []jwk `json:"keys"`
 }
 
+func (k *jwk) decode(data []byte) error {
+	return decodeObject(data, member{"kty", &k.Kty}, member{"kid", &k.Kid}, member{"use", &k.Use}, member{"alg", &k.Alg},
+		member{"n", &k.N}, member{"e", &k.E}, member{"crv", &k.Crv}, member{"x", &k.X}, member{"y", &k.Y})
+}
+
+// decodeKeySet reads a JSON Web Key Set by exact names: its keys member,
+// and each key's parameters.
+func decodeKeySet(data []byte) ([]jwk, error) {
+	var raw []json.RawMessage
+	if err := decodeObject(data, member{"keys", &raw}); err != nil {
+		return nil, err
+	}
+	keys := make([]jwk, len(raw))
+	for i, r := range raw {
+		if err := keys[i].decode(r); err != nil {
+			return nil, fmt.Errorf("key %d %w", i, err)
+		}
+	}
+	return keys, nil
+}
+
 var curves = map[string]elliptic.Curve{"P-256": elliptic.P256(), "P-384": elliptic.P384(), "P-521": elliptic.P521()}
 
 // publicKey decodes the key, refusing RSA keys under minRSABits and EC
@@ -209,11 +224,11 @@ var curves = map[string]elliptic.Curve{"P-256": elliptic.P256(), "P-384": ellipt
 func (k jwk) publicKey() (crypto.PublicKey, error) {
 	switch k.Kty {
 	case "RSA":
-		n, err := base64.RawURLEncoding.DecodeString(k.N)
+		n, err := decodeBase64URL(k.N)
 		if err != nil || len(n) == 0 {
 			return nil, errors.New("n is not base64url")
 		}
-		e, err := base64.RawURLEncoding.DecodeString(k.E)
+		e, err := decodeBase64URL(k.E)
 		if err != nil || len(e) == 0 || len(e) > 4 {
 			return nil, errors.New("e is not a base64url exponent")
 		}
@@ -231,8 +246,8 @@ func (k jwk) publicKey() (crypto.PublicKey, error) {
 			return nil, fmt.Errorf("curve %q is not P-256, P-384 or P-521", k.Crv)
 		}
 		size := (curve.Params().BitSize + 7) / 8
-		x, errX := base64.RawURLEncoding.DecodeString(k.X)
-		y, errY := base64.RawURLEncoding.DecodeString(k.Y)
+		x, errX := decodeBase64URL(k.X)
+		y, errY := decodeBase64URL(k.Y)
 		if errX != nil || errY != nil || len(x) != size || len(y) != size {
 			return nil, fmt.Errorf("x and y are not %d-byte base64url coordinates", size)
 		}

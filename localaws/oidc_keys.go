@@ -2,14 +2,12 @@ package localaws
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -52,9 +50,10 @@ func newOIDCKeys() *oidcKeys {
 	return &oidcKeys{kept: map[string]fetchedKeys{}}
 }
 
-// get returns the signing keys of issuer: read from the file cfg.JWKSFiles
-// names for it, or else the kept ones, fetched again when they are older
-// than keysTTL or lack kid. It never runs inside a store transaction.
+// get returns the signing keys of issuer, a registered provider's URL
+// exactly: read from the file cfg.JWKSFiles names for it, or else the kept
+// ones, fetched again (over https only) when they are older than keysTTL
+// or lack kid. It never runs inside a store transaction.
 func (k *oidcKeys) get(ctx context.Context, cfg *Config, issuer, kid string, now time.Time) ([]jwk, *query.Error) {
 	if path, ok := cfg.JWKSFiles[issuer]; ok {
 		return readKeyFile(path)
@@ -98,83 +97,88 @@ func readKeyFile(path string) ([]jwk, *query.Error) {
 	if err != nil {
 		return nil, query.InvalidIdentityToken(keyRetrievalFailed + " (" + err.Error() + ")")
 	}
-	var set jwks
-	if err := json.Unmarshal(data, &set); err != nil || len(set.Keys) == 0 {
+	keys, err := decodeKeySet(data)
+	if err != nil || len(keys) == 0 {
 		return nil, query.InvalidIdentityToken(keyRetrievalFailed + " (" + path + " is not a JSON Web Key Set with keys)")
 	}
-	return set.Keys, nil
+	return keys, nil
 }
 
 // fetchKeys reads the issuer's discovery document and then its key set.
+// The document must name the issuer identically (OpenID Connect Discovery
+// 1.0 §4.3), and both must be served over https.
 func fetchKeys(ctx context.Context, client *http.Client, issuer string) ([]jwk, *query.Error) {
-	var doc struct {
-		Issuer  string `json:"issuer"`
-		JWKSURI string `json:"jwks_uri"`
+	var docIssuer, jwksURI string
+	discovery := issuer + "/.well-known/openid-configuration"
+	body, qerr := getJSON(ctx, client, discovery)
+	if qerr != nil {
+		return nil, qerr
 	}
-	discovery := strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"
-	if err := getJSON(ctx, client, discovery, &doc); err != nil {
-		return nil, err
+	if err := decodeObject(body, member{"issuer", &docIssuer}, member{"jwks_uri", &jwksURI}); err != nil {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the discovery document at %s %s)", keyRetrievalFailed, discovery, err))
 	}
-	if doc.Issuer != issuer {
-		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the discovery document at %s names issuer %q, not the token's %q)", keyRetrievalFailed, discovery, doc.Issuer, issuer))
+	if docIssuer != issuer {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the discovery document at %s names issuer %q, not the token's %q: they must be identical)", keyRetrievalFailed, discovery, docIssuer, issuer))
 	}
-	if doc.JWKSURI == "" {
+	if jwksURI == "" {
 		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the discovery document at %s has no jwks_uri)", keyRetrievalFailed, discovery))
 	}
-	var set jwks
-	if err := getJSON(ctx, client, doc.JWKSURI, &set); err != nil {
-		return nil, err
+	body, qerr = getJSON(ctx, client, jwksURI)
+	if qerr != nil {
+		return nil, qerr
 	}
-	if len(set.Keys) == 0 {
-		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the key set at %s has no keys)", keyRetrievalFailed, doc.JWKSURI))
+	keys, err := decodeKeySet(body)
+	if err != nil {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the key set at %s %s)", keyRetrievalFailed, jwksURI, err))
 	}
-	return set.Keys, nil
+	if len(keys) == 0 {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("%s (the key set at %s has no keys)", keyRetrievalFailed, jwksURI))
+	}
+	return keys, nil
 }
 
-// getJSON fetches one JSON document from an issuer. An issuer that cannot be
-// reached is IDPCommunicationError, which a client may retry; one that
-// answers with something other than the document is InvalidIdentityToken.
-func getJSON(ctx context.Context, client *http.Client, rawURL string, v any) *query.Error {
+// getJSON fetches one JSON document from an issuer, over https. An issuer
+// that cannot be reached is IDPCommunicationError, which a client may
+// retry; one that answers with something other than a document is
+// InvalidIdentityToken.
+func getJSON(ctx context.Context, client *http.Client, rawURL string) ([]byte, *query.Error) {
 	failed := func(detail string) *query.Error {
 		return query.InvalidIdentityToken(keyRetrievalFailed + " (" + detail + ")")
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return failed(fmt.Sprintf("%q is not a URL", rawURL))
+		return nil, failed(fmt.Sprintf("%q is not a URL", rawURL))
 	}
 	if err := checkFetchable(u); err != nil {
-		return failed(err.Error())
+		return nil, failed(err.Error())
 	}
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return failed(err.Error())
+		return nil, failed(err.Error())
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := fetchClient(client).Do(req)
 	if err != nil {
 		var refused *redirectRefused
 		if errors.As(err, &refused) {
-			return failed(refused.Error())
+			return nil, failed(refused.Error())
 		}
-		return query.IDPCommunicationError("The identity provider could not be reached: GET " + u.Redacted() + ": " + errorCause(err))
+		return nil, query.IDPCommunicationError("The identity provider could not be reached: GET " + u.Redacted() + ": " + errorCause(err))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return failed(fmt.Sprintf("GET %s answered %s", u.Redacted(), resp.Status))
+		return nil, failed(fmt.Sprintf("GET %s answered %s", u.Redacted(), resp.Status))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxKeyDocument+1))
 	if err != nil {
-		return query.IDPCommunicationError("The identity provider could not be reached: GET " + u.Redacted() + ": " + errorCause(err))
+		return nil, query.IDPCommunicationError("The identity provider could not be reached: GET " + u.Redacted() + ": " + errorCause(err))
 	}
 	if len(body) > maxKeyDocument {
-		return failed(fmt.Sprintf("GET %s answered more than %d bytes", u.Redacted(), maxKeyDocument))
+		return nil, failed(fmt.Sprintf("GET %s answered more than %d bytes", u.Redacted(), maxKeyDocument))
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return failed(fmt.Sprintf("GET %s answered something other than the JSON document", u.Redacted()))
-	}
-	return nil
+	return body, nil
 }
 
 // errorCause is the innermost message of a request error, without the URL
@@ -207,26 +211,12 @@ func fetchClient(client *http.Client) *http.Client {
 	return &c
 }
 
-// checkFetchable allows https URLs, and http URLs on loopback only (issuers
-// that tests and local clusters serve).
+// checkFetchable allows https URLs only: keys fetched over plain http
+// could be anyone's. An issuer leash local cannot reach over https has its
+// keys given in a file (Config.JWKSFiles, --oidc-jwks) instead.
 func checkFetchable(u *url.URL) error {
-	switch {
-	case u.Scheme == "https" && u.Host != "":
-		return nil
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
+	if u.Scheme == "https" && u.Host != "" {
 		return nil
 	}
-	return fmt.Errorf("%s is not an https URL (plain http is allowed on loopback only)", u.Redacted())
-}
-
-// issuerProviderURL is the IAM provider URL a token's iss claim names,
-// https://HOST/PATH without a trailing slash: the URL the provider was
-// registered with. An http:// issuer is accepted on loopback only and maps to
-// the provider registered with https://.
-func issuerProviderURL(iss string) (string, *query.Error) {
-	u, err := url.Parse(iss)
-	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || checkFetchable(u) != nil {
-		return "", query.InvalidIdentityToken(fmt.Sprintf("The web identity token's issuer (iss) %q is not an https URL without a query or fragment.", iss))
-	}
-	return "https://" + strings.TrimSuffix(u.Host+u.Path, "/"), nil
+	return fmt.Errorf("%s is not an https URL (give the keys of an issuer not served over https with --oidc-jwks)", u.Redacted())
 }

@@ -9,9 +9,12 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,7 +77,7 @@ func TestParseJWT(t *testing.T) {
 		{"three parts with JSON header and payload parse", header + "." + claims + ".c2ln", ""},
 		{"two parts are not a JWS", header + "." + claims, "2 dot-separated parts"},
 		{"an opaque access token is not a JWS", "ya29.a0AfH6SMBx", "2 dot-separated parts"},
-		{"padded base64 is refused", header + "." + claims + ".c2ln==", "signature is not unpadded base64url"},
+		{"padded base64 is refused", header + "." + claims + ".c2ln==", "signature is not canonical unpadded base64url"},
 		{"an empty signature is refused", header + "." + claims + ".", "signature"},
 		{"a header that is not JSON", b64([]byte("alg")) + "." + claims + ".c2ln", "its header is not JSON"},
 		{"a payload that is an array", header + "." + b64([]byte("[1]")) + ".c2ln", "its payload is a JSON array, not an object"},
@@ -99,6 +102,164 @@ func TestParseJWT(t *testing.T) {
 			}
 			if err == nil || err.Code != "InvalidIdentityToken" || !strings.Contains(err.Message, tt.words) {
 				t.Errorf("parseJWT = %v; want InvalidIdentityToken with %q", err, tt.words)
+			}
+		})
+	}
+}
+
+// trailingBits re-encodes s, unpadded base64url of a length that is not a
+// multiple of 4, with the unused low bits of its last character set: the
+// same bytes to a lenient decoder, another string to a strict one.
+func trailingBits(t *testing.T, s string) string {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	unused := map[int]int{2: 0b1111, 3: 0b11}[len(s)%4]
+	if unused == 0 {
+		t.Fatalf("%d characters leave no unused bits", len(s))
+	}
+	last := strings.IndexByte(alphabet, s[len(s)-1])
+	return s[:len(s)-1] + string(alphabet[last|unused])
+}
+
+// TestJWTPartsAreCanonicalBase64URL pins that each part of a token is read
+// with strict, canonical base64url (RFC 7515 §2: base64url without padding
+// or line breaks): a part whose last character has its unused bits set, or
+// with padding or a line break, is refused, even though a lenient decoder
+// reads the same bytes from it.
+func TestJWTPartsAreCanonicalBase64URL(t *testing.T) {
+	header := b64([]byte(`{"alg":"RS256"}`))              // 15 bytes: 20 characters, no spare bits
+	headerSpare := b64([]byte(`{"alg":"RS256" }`))        // 16 bytes: 22 characters, 4 spare bits
+	claims := b64([]byte(`{"sub":"s","exp":1700000000}`)) // 28 bytes: 38 characters, 2 spare bits
+	sig := b64([]byte("signature"))                       // 9 bytes: no spare bits
+	sigSpare := b64([]byte("signature!"))                 // 10 bytes: 14 characters, 4 spare bits
+	tests := []struct {
+		name, token, words string
+	}{
+		{"canonical parts parse", headerSpare + "." + claims + "." + sigSpare, ""},
+		{"a signature with its unused bits set is refused", header + "." + claims + "." + trailingBits(t, sigSpare), "its signature is not canonical"},
+		{"a payload with its unused bits set is refused", header + "." + trailingBits(t, claims) + "." + sig, "its payload is not canonical"},
+		{"a header with its unused bits set is refused", trailingBits(t, headerSpare) + "." + claims + "." + sig, "its header is not canonical"},
+		{"a padded signature is refused", header + "." + claims + "." + sigSpare + "==", "its signature is not canonical"},
+		{"a padded payload is refused", header + "." + claims + "==." + sig, "its payload is not canonical"},
+		{"a line break in the signature is refused", header + "." + claims + "." + sig[:4] + "\n" + sig[4:], "its signature is not canonical"},
+		{"a line break in the header is refused", header[:4] + "\r\n" + header[4:] + "." + claims + "." + sig, "its header is not canonical"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseJWT(tt.token)
+			if tt.words == "" {
+				if err != nil {
+					t.Fatalf("parseJWT: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Code != "InvalidIdentityToken" || !strings.Contains(err.Message, tt.words) {
+				t.Errorf("parseJWT = %v; want InvalidIdentityToken with %q", err, tt.words)
+			}
+		})
+	}
+}
+
+// TestJWTNamesAreExact pins that claim and JOSE header names are matched
+// exactly (RFC 7519 §4 and RFC 7515 §4: names are case-sensitive): "Exp"
+// is not exp and "Sub" is not sub, whatever their order; and that a name
+// given twice is refused (RFC 7519 §4 lets a parser refuse it; taking
+// either would let the token's form choose the claim).
+func TestJWTNamesAreExact(t *testing.T) {
+	tests := []struct {
+		name           string
+		header, claims string
+		check          func(*jwt) string // "" when the parsed token is as the rule says
+		words          string
+	}{
+		{"Exp after exp does not replace exp", `{"alg":"RS256"}`, `{"exp":1700000000,"Exp":1900000000}`, func(j *jwt) string {
+			if j.claims.Expires == nil || j.claims.Expires.Unix() != 1700000000 {
+				return fmt.Sprintf("exp = %v", j.claims.Expires)
+			}
+			return ""
+		}, ""},
+		{"Sub after sub does not replace sub", `{"alg":"RS256"}`, `{"sub":"alice","Sub":"admin"}`, func(j *jwt) string {
+			if j.claims.Subject != "alice" {
+				return "sub = " + j.claims.Subject
+			}
+			return ""
+		}, ""},
+		{"SUB alone is no sub", `{"alg":"RS256"}`, `{"SUB":"admin","ISS":"https://x","AUD":"a","EXP":1}`, func(j *jwt) string {
+			if c := j.claims; c.Subject != "" || c.Issuer != "" || len(c.Audience) != 0 || c.Expires != nil {
+				return fmt.Sprintf("claims = %+v", c)
+			}
+			return ""
+		}, ""},
+		{"an escaped name is the name it spells", `{"alg":"RS256"}`, `{"\u0073ub":"alice"}`, func(j *jwt) string {
+			if j.claims.Subject != "alice" {
+				return "sub = " + j.claims.Subject
+			}
+			return ""
+		}, ""},
+		{"Alg and Kid are not alg and kid", `{"alg":"RS256","Alg":"none","kid":"k","KID":"other"}`, `{}`, func(j *jwt) string {
+			if j.header.Alg != "RS256" || j.header.Kid != "k" {
+				return fmt.Sprintf("header = %+v", j.header)
+			}
+			return ""
+		}, ""},
+		{"Crit is not crit", `{"alg":"RS256","Crit":["b64"]}`, `{}`, func(j *jwt) string {
+			if len(j.header.Crit) != 0 {
+				return fmt.Sprintf("crit = %v", j.header.Crit)
+			}
+			return ""
+		}, ""},
+		{"a claim named twice is refused", `{"alg":"RS256"}`, `{"sub":"alice","sub":"admin"}`, nil, `its payload names "sub" twice`},
+		{"a claim named twice, once escaped, is refused", `{"alg":"RS256"}`, `{"exp":1,"\u0065xp":2}`, nil, `its payload names "exp" twice`},
+		{"a header parameter named twice is refused", `{"alg":"RS256","alg":"none"}`, `{}`, nil, `its header names "alg" twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseJWT(b64([]byte(tt.header)) + "." + b64([]byte(tt.claims)) + ".c2ln")
+			if tt.words != "" {
+				if err == nil || err.Code != "InvalidIdentityToken" || !strings.Contains(err.Message, tt.words) {
+					t.Errorf("parseJWT = %v; want InvalidIdentityToken with %q", err, tt.words)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseJWT: %v", err)
+			}
+			if why := tt.check(got); why != "" {
+				t.Error(why)
+			}
+		})
+	}
+}
+
+// TestKeySetNamesAreExact pins that a JSON Web Key Set and its keys are
+// read by exact parameter names (RFC 7517 §4 and §5), refusing a name given
+// twice.
+func TestKeySetNamesAreExact(t *testing.T) {
+	tests := []struct {
+		name, set string
+		want      []jwk
+		words     string
+	}{
+		{"exact names are read", `{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AQ","kid":"k"}]}`, []jwk{{Kty: "EC", Crv: "P-256", X: "AA", Y: "AQ", Kid: "k"}}, ""},
+		{"KTY and Kid are not kty and kid", `{"keys":[{"kty":"EC","KTY":"RSA","kid":"k","Kid":"other"}]}`, []jwk{{Kty: "EC", Kid: "k"}}, ""},
+		{"Keys is not keys", `{"Keys":[{"kty":"EC"}]}`, []jwk{}, ""},
+		{"a key parameter named twice is refused", `{"keys":[{"kty":"EC","kty":"RSA"}]}`, nil, `key 0 names "kty" twice`},
+		{"keys named twice is refused", `{"keys":[],"keys":[{"kty":"EC"}]}`, nil, `names "keys" twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeKeySet([]byte(tt.set))
+			if tt.words != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.words) {
+					t.Errorf("decodeKeySet = %v; want %q", err, tt.words)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decodeKeySet: %v", err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("decodeKeySet = %+v; want %+v", got, tt.want)
 			}
 		})
 	}
@@ -213,28 +374,6 @@ func TestCheckTimes(t *testing.T) {
 	}
 }
 
-func TestIssuerProviderURL(t *testing.T) {
-	tests := []struct{ iss, want string }{
-		{"https://token.actions.githubusercontent.com", "https://token.actions.githubusercontent.com"},
-		{"https://auth.example.com/", "https://auth.example.com"},
-		{"https://oidc.eks.us-east-1.amazonaws.com/id/ABC", "https://oidc.eks.us-east-1.amazonaws.com/id/ABC"},
-		{"http://127.0.0.1:8080", "https://127.0.0.1:8080"},
-		{"http://localhost:8080/realm", "https://localhost:8080/realm"},
-		{"http://[::1]:8080", "https://[::1]:8080"},
-		{"http://issuer.example.com", ""},
-		{"https://issuer.example.com?x=1", ""},
-		{"https://user@issuer.example.com", ""},
-		{"issuer.example.com", ""},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		got, err := issuerProviderURL(tt.iss)
-		if got != tt.want || (err == nil) != (tt.want != "") {
-			t.Errorf("issuerProviderURL(%q) = %q, %v; want %q", tt.iss, got, err, tt.want)
-		}
-	}
-}
-
 // TestKeysAreKeptAndRefetchedForANewKid pins the key cache: one fetch
 // serves many tokens, and a kid the kept keys lack fetches again, but not
 // more often than keysMinRefresh.
@@ -244,7 +383,7 @@ func TestKeysAreKeptAndRefetchedForANewKid(t *testing.T) {
 	kid.Store("one")
 	rk, _ := rsa.GenerateKey(rand.Reader, 2048)
 	var url string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/.well-known/openid-configuration":
 			_ = json.NewEncoder(w).Encode(map[string]string{"issuer": url, "jwks_uri": url + "/keys"})
@@ -311,5 +450,142 @@ func FuzzParseJWT(f *testing.F) {
 		}
 		_ = tok.verify(nil)
 		_ = tok.claims.checkTimes(time.Unix(0, 0))
+	})
+}
+
+// TestEverySupportedAlgorithmVerifiesItsSignature pins, for each algorithm
+// STS accepts, that a token signed with the published key verifies and
+// that the same token with a corrupted signature, or one made by another
+// key of the same kind, does not: no algorithm is taken unverified.
+func TestEverySupportedAlgorithmVerifiesItsSignature(t *testing.T) {
+	rk, _ := rsa.GenerateKey(rand.Reader, 2048)
+	otherRSA, _ := rsa.GenerateKey(rand.Reader, 2048)
+	ec := map[string]*ecdsa.PrivateKey{}
+	otherEC := map[string]*ecdsa.PrivateKey{}
+	keys := []jwk{rsaJWK("RSA", &rk.PublicKey)}
+	for crv, curve := range curves {
+		ec[crv], _ = ecdsa.GenerateKey(curve, rand.Reader)
+		otherEC[crv], _ = ecdsa.GenerateKey(curve, rand.Reader)
+		keys = append(keys, ecJWK(crv, crv, &ec[crv].PublicKey))
+	}
+	signers := func(alg string) (kid string, key, other crypto.Signer) {
+		a := algorithms[alg]
+		if a.curve == nil {
+			return "RSA", rk, otherRSA
+		}
+		crv := a.curve.Params().Name
+		return crv, ec[crv], otherEC[crv]
+	}
+	algs := slices.Sorted(maps.Keys(algorithms))
+	if len(algs) != 6 {
+		t.Fatalf("STS accepts %v; this test covers each", algs)
+	}
+	claims := map[string]any{"sub": "s"}
+	for _, alg := range algs {
+		kid, key, other := signers(alg)
+		header := map[string]any{"alg": alg, "kid": kid}
+		t.Run(alg+" with the published key verifies", func(t *testing.T) {
+			tok, _ := parseJWT(compact(t, header, claims, key))
+			if err := tok.verify(keys); err != nil {
+				t.Errorf("verify: %v", err)
+			}
+		})
+		t.Run(alg+" with a corrupted signature does not verify", func(t *testing.T) {
+			tok, _ := parseJWT(compact(t, header, claims, key))
+			for _, at := range []int{0, len(tok.signature) / 2, len(tok.signature) - 1} {
+				bad := *tok
+				bad.signature = slices.Clone(tok.signature)
+				bad.signature[at] ^= 0x01
+				if err := bad.verify(keys); err == nil || !strings.Contains(err.Error(), "does not verify") {
+					t.Errorf("byte %d flipped: verify = %v; want it refused", at, err)
+				}
+			}
+		})
+		t.Run(alg+" signed by another key does not verify", func(t *testing.T) {
+			tok, _ := parseJWT(compact(t, header, claims, other))
+			if err := tok.verify(keys); err == nil || !strings.Contains(err.Error(), "does not verify") {
+				t.Errorf("verify = %v; want it refused", err)
+			}
+		})
+		t.Run(alg+" on other claims does not verify", func(t *testing.T) {
+			a := strings.Split(compact(t, header, claims, key), ".")
+			b := strings.Split(compact(t, header, map[string]any{"sub": "admin"}, key), ".")
+			tok, _ := parseJWT(a[0] + "." + b[1] + "." + a[2])
+			if err := tok.verify(keys); err == nil || !strings.Contains(err.Error(), "does not verify") {
+				t.Errorf("verify = %v; want it refused", err)
+			}
+		})
+	}
+}
+
+// TestDiscoveryDocumentMustNameTheIssuerIdentically pins OpenID Connect
+// Discovery 1.0 §4.3: the issuer a discovery document names must be
+// identical to the issuer whose document it is, or its keys are not used;
+// and the key set must be fetched over https.
+func TestDiscoveryDocumentMustNameTheIssuerIdentically(t *testing.T) {
+	rk, _ := rsa.GenerateKey(rand.Reader, 2048)
+	var doc atomic.Value
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			_, _ = w.Write([]byte(doc.Load().(string)))
+		case "/keys":
+			_ = json.NewEncoder(w).Encode(jwks{Keys: []jwk{rsaJWK("k", &rk.PublicKey)}})
+		}
+	}))
+	defer srv.Close()
+	iss := srv.URL
+	host := strings.TrimPrefix(iss, "https://")
+	document := func(issuer, jwksURI string) string {
+		return fmt.Sprintf(`{"issuer":%q,"jwks_uri":%q}`, issuer, jwksURI)
+	}
+	tests := []struct {
+		name, doc, words string
+	}{
+		{"the issuer named identically is used", document(iss, iss+"/keys"), ""},
+		{"the issuer with a trailing slash is another", document(iss+"/", iss+"/keys"), "names issuer"},
+		{"the issuer in upper case is another", document("HTTPS://"+strings.ToUpper(host), iss+"/keys"), "names issuer"},
+		{"the issuer over http is another", document("http://"+host, iss+"/keys"), "names issuer"},
+		{"the issuer with a path is another", document(iss+"/other", iss+"/keys"), "names issuer"},
+		{"no issuer is another", `{"jwks_uri":"` + iss + `/keys"}`, "names issuer"},
+		{"Issuer is not issuer", `{"Issuer":"` + iss + `","jwks_uri":"` + iss + `/keys"}`, "names issuer"},
+		{"issuer named twice is refused", `{"issuer":"https://other.example","issuer":"` + iss + `","jwks_uri":"` + iss + `/keys"}`, `names "issuer" twice`},
+		{"a key set over http is not fetched", document(iss, "http://"+host+"/keys"), "is not an https URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc.Store(tt.doc)
+			keys, err := fetchKeys(context.Background(), srv.Client(), iss)
+			if tt.words == "" {
+				if err != nil || !hasKey(keys, "k") {
+					t.Fatalf("fetchKeys = %v, %v", keys, err)
+				}
+				return
+			}
+			if err == nil || err.Code != "InvalidIdentityToken" || !strings.Contains(err.Message, tt.words) {
+				t.Errorf("fetchKeys = %v; want InvalidIdentityToken with %q", err, tt.words)
+			}
+		})
+	}
+}
+
+// FuzzDecodeKeySet feeds the key set reader arbitrary input: it must not
+// panic, and a set it accepts has no member named twice at its top.
+func FuzzDecodeKeySet(f *testing.F) {
+	f.Add(`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}`)
+	f.Add(`{"keys":[],"keys":[]}`)
+	f.Add(`{"Keys":[{"KTY":"EC"}]}`)
+	f.Add(`{"keys":[{"kty":"EC","\u006bty":"RSA"}]}`)
+	f.Fuzz(func(t *testing.T, set string) {
+		keys, err := decodeKeySet([]byte(set))
+		if err != nil {
+			return
+		}
+		if _, err := exactObject([]byte(set)); err != nil {
+			t.Errorf("accepted a set whose object is refused: %v", err)
+		}
+		for _, k := range keys {
+			_, _ = k.publicKey()
+		}
 	})
 }

@@ -111,14 +111,11 @@ func Open(cfg Config) (*Server, error) {
 	if err := cfg.Timeouts.Validate(cfg.Faults.Latency); err != nil {
 		return nil, err
 	}
-	if err := makePrivate(cfg.DataDir, 0o700, "data folder", cfg.Log); err != nil {
+	if err := checkDataFolder(&cfg); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data folder %s: %w", cfg.DataDir, err)
-	}
-	if err := makePrivate(filepath.Join(cfg.DataDir, AdminCredentialsFile), 0o600, "admin credentials file", cfg.Log); err != nil {
-		return nil, err
 	}
 	st, err := store.Open(filepath.Join(cfg.DataDir, StateFile), store.Options{
 		AccountID:           cfg.AccountID,

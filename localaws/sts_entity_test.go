@@ -137,6 +137,22 @@ func TestSessionsAreBoundToTheEntityID(t *testing.T) {
 			}
 			return old, e.sessionToken(t, e.user(t, "carol", allow("*"))), nil
 		}},
+		// docs/local.md: a session of a renamed user is refused for good;
+		// renaming the user back to the name the session was issued under
+		// does not revive it.
+		{"a user renamed away and back does not revive its session token", func(t *testing.T, e *stsEnv) (aws.CredentialsProvider, aws.CredentialsProvider, func(*stsEnv, aws.CredentialsProvider) error) {
+			alice := e.user(t, "alice", allow("*"))
+			old := e.sessionToken(t, alice)
+			if _, err := e.whoAmI(old); err != nil {
+				t.Fatalf("GetCallerIdentity with alice's session: %v", err)
+			}
+			for _, names := range [][2]string{{"alice", "bob"}, {"bob", "alice"}} {
+				if _, err := e.admin.UpdateUser(ctx, &iam.UpdateUserInput{UserName: aws.String(names[0]), NewUserName: aws.String(names[1])}); err != nil {
+					t.Fatalf("UpdateUser %s to %s: %v", names[0], names[1], err)
+				}
+			}
+			return old, e.sessionToken(t, alice), nil
+		}},
 		{"a key of a deleted user does not come back through a new user of the same name", func(t *testing.T, e *stsEnv) (aws.CredentialsProvider, aws.CredentialsProvider, func(*stsEnv, aws.CredentialsProvider) error) {
 			old := e.user(t, "dave", allow("*"))
 			e.deleteUser(t, "dave")

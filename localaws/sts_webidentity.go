@@ -77,13 +77,15 @@ func (s *Server) verifyWebIdentity(c *call, keys *oidcKeys, token string) (*webI
 	if iss == "" {
 		return nil, query.InvalidIdentityToken("The web identity token has no iss claim.")
 	}
-	providerURL, qerr := issuerProviderURL(iss)
-	if qerr != nil {
-		return nil, qerr
+	if !strings.HasPrefix(iss, "https://") {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("The web identity token's issuer (iss) %q is not an https URL: "+
+			"an OpenID Connect provider's issuer is https://HOST[/PATH], exactly as the provider is registered.", iss))
 	}
-	arn := s.store.Account().OIDCProviderARN(providerURL)
+	arn := s.store.Account().OIDCProviderARN(iss)
+	var provider store.OIDCProvider
 	err := s.store.View(c.ctx, func(tx *store.Tx) error {
-		_, err := tx.GetOIDCProvider(arn)
+		var err error
+		provider, err = tx.GetOIDCProvider(arn)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -91,6 +93,14 @@ func (s *Server) verifyWebIdentity(c *call, keys *oidcKeys, token string) (*webI
 	}
 	if err != nil {
 		return nil, err
+	}
+	// The provider's lookup forgives the host's case and a bare host's
+	// trailing slash; the issuer does not. A variant of the registered URL
+	// is another issuer, whose keys would come from elsewhere than the
+	// provider's (such as its --oidc-jwks file).
+	if iss != provider.URL {
+		return nil, query.InvalidIdentityToken(fmt.Sprintf("No OpenIDConnect provider found in your account for %s "+
+			"(the provider registered is %s; a token's iss must be its URL exactly)", iss, provider.URL))
 	}
 	set, qerr := keys.get(c.ctx, &s.cfg, iss, t.header.Kid, c.now)
 	if qerr != nil {

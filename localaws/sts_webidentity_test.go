@@ -10,6 +10,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,12 +34,14 @@ import (
 	"leash.dev/leash/localaws/localtest"
 )
 
-// issuer is an OIDC issuer on loopback: a discovery document and a key set
-// with one RSA and one EC key, generated for the test.
+// issuer is an OIDC issuer on loopback, served over https: a discovery
+// document and a key set with one RSA and one EC key, generated for the
+// test. client trusts its certificate.
 type issuer struct {
-	url string
-	rsa *rsa.PrivateKey
-	ec  *ecdsa.PrivateKey
+	url    string
+	client *http.Client
+	rsa    *rsa.PrivateKey
+	ec     *ecdsa.PrivateKey
 	// status, when not 200, is what the issuer answers instead.
 	status atomic.Int32
 }
@@ -53,7 +58,7 @@ func newIssuer(t *testing.T) *issuer {
 	}
 	iss := &issuer{rsa: rk, ec: ek}
 	iss.status.Store(http.StatusOK)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if status := int(iss.status.Load()); status != http.StatusOK {
 			w.WriteHeader(status)
 			return
@@ -68,7 +73,7 @@ func newIssuer(t *testing.T) *issuer {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	iss.url = srv.URL
+	iss.url, iss.client = srv.URL, srv.Client()
 	return iss
 }
 
@@ -84,12 +89,8 @@ func (i *issuer) keySet() []byte {
 	return data
 }
 
-// providerURL is the URL the issuer is registered with in IAM, which takes
-// https URLs only; leash local fetches loopback issuers over http.
-func (i *issuer) providerURL() string { return "https://" + strings.TrimPrefix(i.url, "http://") }
-
 // prefix is the issuer's condition key prefix, as in 127.0.0.1:PORT:sub.
-func (i *issuer) prefix() string { return strings.TrimPrefix(i.url, "http://") }
+func (i *issuer) prefix() string { return strings.TrimPrefix(i.url, "https://") }
 
 // sign makes a compact JWS of claims with the issuer's key for alg: RS256
 // or ES256 with the published keys, or "none" and "HS256" unsigned.
@@ -101,15 +102,29 @@ func (i *issuer) sign(t *testing.T, alg string, claims map[string]any) string {
 
 func signJWT(t *testing.T, alg, kid string, rk *rsa.PrivateKey, ek *ecdsa.PrivateKey, claims map[string]any) string {
 	t.Helper()
-	b64 := base64.RawURLEncoding.EncodeToString
-	header, _ := json.Marshal(map[string]string{"alg": alg, "kid": kid, "typ": "JWT"})
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return signPayload(t, alg, kid, rk, ek, payload)
+}
+
+// signRaw signs a payload written by hand, such as one with a claim named
+// twice, with the issuer's key for alg.
+func (i *issuer) signRaw(t *testing.T, alg, payload string) string {
+	t.Helper()
+	kid := map[string]string{"RS256": "rsa-1", "ES256": "ec-1"}[alg]
+	return signPayload(t, alg, kid, i.rsa, i.ec, []byte(payload))
+}
+
+func signPayload(t *testing.T, alg, kid string, rk *rsa.PrivateKey, ek *ecdsa.PrivateKey, payload []byte) string {
+	t.Helper()
+	b64 := base64.RawURLEncoding.EncodeToString
+	header, _ := json.Marshal(map[string]string{"alg": alg, "kid": kid, "typ": "JWT"})
 	input := b64(header) + "." + b64(payload)
 	digest := sha256.Sum256([]byte(input))
 	var sig []byte
+	var err error
 	switch alg {
 	case "RS256":
 		if sig, err = rsa.SignPKCS1v15(rand.Reader, rk, crypto.SHA256, digest[:]); err != nil {
@@ -141,10 +156,13 @@ const serviceAccount = "system:serviceaccount:openshift-cloud-controller-manager
 
 func startWebIdentity(t *testing.T, cfg localaws.Config) *webEnv {
 	t.Helper()
-	e := startSTS(t, cfg)
 	iss := newIssuer(t)
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = iss.client
+	}
+	e := startSTS(t, cfg)
 	out, err := e.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
-		Url: aws.String(iss.providerURL()), ClientIDList: []string{"sts.amazonaws.com"},
+		Url: aws.String(iss.url), ClientIDList: []string{"sts.amazonaws.com"},
 	})
 	if err != nil {
 		t.Fatalf("CreateOpenIDConnectProvider: %v", err)
@@ -235,6 +253,9 @@ func TestAssumeRoleWithWebIdentity(t *testing.T) {
 		{"plain http issuer off loopback", func(t *testing.T) string {
 			return w.iss.sign(t, "RS256", w.claims("iss", "http://oidc.example.com"))
 		}, "InvalidIdentityToken", "is not an https URL"},
+		{"the provider's issuer over plain http", func(t *testing.T) string {
+			return w.iss.sign(t, "RS256", w.claims("iss", "http://"+w.iss.prefix()))
+		}, "InvalidIdentityToken", "is not an https URL"},
 		{"not a JWT", func(*testing.T) string { return "an-opaque-access-token" }, "InvalidIdentityToken", "not a valid JWT"},
 	}
 	for _, tt := range tests {
@@ -272,10 +293,10 @@ func TestAssumeRoleWithWebIdentityIssuerFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := "http://" + ln.Addr().String()
+	down := "https://" + ln.Addr().String()
 	_ = ln.Close()
 	if _, err := w.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
-		Url: aws.String("https://" + ln.Addr().String()), ClientIDList: []string{"sts.amazonaws.com"},
+		Url: aws.String(down), ClientIDList: []string{"sts.amazonaws.com"},
 	}); err != nil {
 		t.Fatalf("CreateOpenIDConnectProvider: %v", err)
 	}
@@ -366,5 +387,245 @@ func TestWebIdentityCallsAreAuditedAsCloudTrailDoes(t *testing.T) {
 	id := found.UserIdentity
 	if id.Type != "WebIdentityUser" || id.UserName != serviceAccount || !strings.HasSuffix(id.PrincipalID, ":sts.amazonaws.com:"+serviceAccount) || id.IdentityProvider == "" {
 		t.Errorf("userIdentity = %+v, want a WebIdentityUser for %s", id, serviceAccount)
+	}
+}
+
+// TestWebIdentityClaimNamesAreExact pins, through STS, that claim names are
+// matched exactly (RFC 7519 §4: names are case-sensitive) and that a name
+// given twice is refused: a claim "Exp" does not extend an expired token,
+// "Sub" does not replace the subject the trust policy checks.
+func TestWebIdentityClaimNamesAreExact(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	now := w.clock.now()
+	payload := func(sub, extra string, exp int64) string {
+		return fmt.Sprintf(`{"iss":%q,"sub":%q,"aud":"sts.amazonaws.com","iat":%d,"exp":%d%s}`, w.iss.url, sub, now.Unix(), exp, extra)
+	}
+	later := now.Add(time.Hour).Unix()
+	tests := []struct {
+		name, payload, code, words string
+	}{
+		{"exact names are read", payload(serviceAccount, "", later), "", ""},
+		{"Exp after an expired exp does not extend the token", payload(serviceAccount, fmt.Sprintf(`,"Exp":%d`, later), now.Add(-time.Hour).Unix()),
+			"ExpiredTokenException", "Token expired"},
+		{"Sub after sub does not replace the subject", payload("system:serviceaccount:default:default", fmt.Sprintf(`,"Sub":%q`, serviceAccount), later),
+			"AccessDenied", notAuthorizedWebIdentity},
+		{"a claim named twice is refused", payload("system:serviceaccount:default:default", fmt.Sprintf(`,"sub":%q`, serviceAccount), later),
+			"InvalidIdentityToken", `its payload names "sub" twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := w.exchange(w.iss.signRaw(t, "RS256", tt.payload))
+			if tt.code == "" {
+				if err != nil || *out.SubjectFromWebIdentityToken != serviceAccount {
+					t.Fatalf("AssumeRoleWithWebIdentity: %v", err)
+				}
+				return
+			}
+			wantError(t, "AssumeRoleWithWebIdentity", err, tt.code, tt.words)
+		})
+	}
+}
+
+// notAuthorizedWebIdentity is STS's message for a trust policy that does
+// not allow the token.
+const notAuthorizedWebIdentity = "Not authorized to perform sts:AssumeRoleWithWebIdentity"
+
+// TestWebIdentityIssuerIsHTTPSOnly pins that a token's iss must be an
+// https URL, the provider's exactly: a provider registered as https:// (IAM
+// takes https URLs only) is not reached through an http:// iss, and no key
+// is ever fetched over plain http, on loopback included.
+func TestWebIdentityIssuerIsHTTPSOnly(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	// An issuer on loopback over plain http, registered as https://.
+	var requests atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			_ = json.NewEncoder(rw).Encode(map[string]string{"issuer": "http://" + r.Host, "jwks_uri": "http://" + r.Host + "/keys"})
+		case "/keys":
+			_, _ = rw.Write(w.iss.keySet())
+		}
+	}))
+	t.Cleanup(plain.Close)
+	host := strings.TrimPrefix(plain.URL, "http://")
+	if _, err := w.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
+		Url: aws.String("https://" + host), ClientIDList: []string{"sts.amazonaws.com"},
+	}); err != nil {
+		t.Fatalf("CreateOpenIDConnectProvider: %v", err)
+	}
+	tests := []struct{ name, iss string }{
+		{"an http iss on loopback for a provider registered as https is refused", plain.URL},
+		{"an http iss for an https issuer's provider is refused", "http://" + w.iss.prefix()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := w.exchange(w.iss.sign(t, "RS256", w.claims("iss", tt.iss)))
+			wantError(t, "AssumeRoleWithWebIdentity", err, "InvalidIdentityToken", "is not an https URL")
+			if n := requests.Load(); n != 0 {
+				t.Errorf("leash local made %d requests over plain http", n)
+			}
+		})
+	}
+}
+
+// fetchRecorder is an HTTP client that answers nothing and records what it was
+// asked for: a test that keys come from a file fails if any is fetched.
+type fetchRecorder struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (r *fetchRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.urls = append(r.urls, req.URL.String())
+	return nil, errors.New("the test allows no request")
+}
+
+func (r *fetchRecorder) fetched() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.urls...)
+}
+
+// TestWebIdentityIssuerVariantsDoNotBypassTheKeyFile pins that the token's
+// iss is compared with the registered provider's URL exactly: a variant
+// that the provider's lookup would map to it (a trailing slash, another
+// case, percent-encoding, a default port, a query or fragment) is refused,
+// rather than verified with keys fetched from wherever it points instead of
+// the provider's --oidc-jwks file.
+func TestWebIdentityIssuerVariantsDoNotBypassTheKeyFile(t *testing.T) {
+	iss := newIssuer(t)
+	const cluster = "https://oidc.cluster.internal/cluster"
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(path, iss.keySet(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := &fetchRecorder{}
+	e := startSTS(t, localaws.Config{JWKSFiles: map[string]string{cluster: path}, HTTPClient: &http.Client{Transport: rec}})
+	out, err := e.admin.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
+		Url: aws.String(cluster), ClientIDList: []string{"sts.amazonaws.com"},
+	})
+	if err != nil {
+		t.Fatalf("CreateOpenIDConnectProvider: %v", err)
+	}
+	trust := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":{"Federated":"` + *out.OpenIDConnectProviderArn + `"},
+		"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"oidc.cluster.internal/cluster:sub":"` + serviceAccount + `"}}}}`
+	role := e.role(t, "ccm", trust, "", 0)
+	now := e.clock.now()
+	tests := []struct{ name, iss, words string }{
+		{"the provider's URL exactly is verified with the file's keys", cluster, ""},
+		{"a trailing slash is another issuer", cluster + "/", "No OpenIDConnect provider found"},
+		{"an upper-case host is another issuer", "https://OIDC.cluster.internal/cluster", "a token's iss must be its URL exactly"},
+		{"a percent-encoded path is another issuer", "https://oidc.cluster.internal/%63luster", "No OpenIDConnect provider found"},
+		{"a percent-encoded host is another issuer", "https://oidc%2Ecluster.internal/cluster", "No OpenIDConnect provider found"},
+		{"the default port is another issuer", "https://oidc.cluster.internal:443/cluster", "No OpenIDConnect provider found"},
+		{"a query is another issuer", cluster + "?x=1", "No OpenIDConnect provider found"},
+		{"a fragment is another issuer", cluster + "#f", "No OpenIDConnect provider found"},
+		{"an upper-case scheme is not https", "HTTPS://oidc.cluster.internal/cluster", "is not an https URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			token := iss.sign(t, "ES256", map[string]any{"iss": tt.iss, "sub": serviceAccount, "aud": "sts.amazonaws.com", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
+			_, err := e.anonymous().AssumeRoleWithWebIdentity(context.Background(), &sts.AssumeRoleWithWebIdentityInput{
+				RoleArn: aws.String(role), RoleSessionName: aws.String("ccm"), WebIdentityToken: aws.String(token),
+			})
+			if tt.words == "" {
+				if err != nil {
+					t.Errorf("AssumeRoleWithWebIdentity: %v", err)
+				}
+			} else {
+				wantError(t, "AssumeRoleWithWebIdentity", err, "InvalidIdentityToken", tt.words)
+			}
+			if got := rec.fetched(); len(got) > 0 {
+				t.Errorf("keys were fetched from %v instead of read from the provider's file", got)
+			}
+		})
+	}
+}
+
+// TestWebIdentitySignatureIsCanonical pins that a token whose signature
+// is re-encoded with the unused bits of its last character set is refused:
+// the bytes are the same to a lenient decoder, so it would verify, but
+// base64url in a JWS is canonical (RFC 7515 §2) and STS takes one form of
+// a token.
+func TestWebIdentitySignatureIsCanonical(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	token := w.iss.sign(t, "RS256", w.claims())
+	// A 2048-bit RSA signature is 256 bytes: 342 characters, of which the
+	// last carries 4 unused bits.
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, token[len(token)-1])
+	lenient := token[:len(token)-1] + string(alphabet[last|0b1111])
+	if lenient == token {
+		t.Fatal("the signature's last character already has its unused bits set")
+	}
+	if _, err := w.exchange(token); err != nil {
+		t.Fatalf("AssumeRoleWithWebIdentity with the canonical token: %v", err)
+	}
+	_, err := w.exchange(lenient)
+	wantError(t, "AssumeRoleWithWebIdentity", err, "InvalidIdentityToken", "its signature is not canonical unpadded base64url")
+}
+
+// TestWebIdentityAudienceIsAClientID pins the audience check: the token's
+// aud, or else its azp (authorized party), must be one of the provider's
+// client IDs, or STS answers InvalidIdentityToken "Incorrect token
+// audience". With azp a client ID, the aud condition key holds azp and
+// oaud the token's aud, as IAM documents for tokens with an azp field
+// ("Available keys for AWS web identity federation",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#condition-keys-wif).
+func TestWebIdentityAudienceIsAClientID(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	oaudRole := w.role(t, "oaud", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":{"Federated":"`+w.providerARN+`"},
+		"Action":"sts:AssumeRoleWithWebIdentity",
+		"Condition":{"StringEquals":{"`+w.iss.prefix()+`:aud":"sts.amazonaws.com","`+w.iss.prefix()+`:oaud":"https://kubernetes.default.svc"}}}}`, "", 0)
+	tests := []struct {
+		name, role   string
+		changes      []any
+		code, words  string
+		wantAudience string
+	}{
+		{"aud a client ID passes", w.roleARN, nil, "", "", "sts.amazonaws.com"},
+		{"aud not a client ID without azp is refused", w.roleARN, []any{"aud", "https://kubernetes.default.svc"}, "InvalidIdentityToken", "Incorrect token audience", ""},
+		{"aud not a client ID and azp not a client ID either is refused", w.roleARN, []any{"aud", "https://kubernetes.default.svc", "azp", "some-other-client"}, "InvalidIdentityToken", "Incorrect token audience", ""},
+		{"azp a client ID passes, as the aud condition key, with aud as oaud", oaudRole, []any{"aud", "https://kubernetes.default.svc", "azp", "sts.amazonaws.com"}, "", "", "sts.amazonaws.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := w.anonymous().AssumeRoleWithWebIdentity(context.Background(), &sts.AssumeRoleWithWebIdentityInput{
+				RoleArn: aws.String(tt.role), RoleSessionName: aws.String("ccm"), WebIdentityToken: aws.String(w.iss.sign(t, "RS256", w.claims(tt.changes...))),
+			})
+			if tt.code != "" {
+				wantError(t, "AssumeRoleWithWebIdentity", err, tt.code, tt.words)
+				return
+			}
+			if err != nil {
+				t.Fatalf("AssumeRoleWithWebIdentity: %v", err)
+			}
+			if *out.Audience != tt.wantAudience {
+				t.Errorf("Audience = %s, want %s", *out.Audience, tt.wantAudience)
+			}
+		})
+	}
+}
+
+// TestWebIdentityThumbprintsAreNotUsed pins what docs/local.md says of
+// thumbprints: leash local stores them for IAM's API but verifies an
+// issuer's TLS certificate with its trusted roots (or reads the keys from an
+// --oidc-jwks file), as IAM does for the many providers it secures through
+// its library of trusted root CAs ("Obtain the thumbprint for an OpenID
+// Connect identity provider",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_providers_create_oidc_verify-thumbprint.html).
+// A provider whose thumbprint matches no certificate still verifies tokens.
+func TestWebIdentityThumbprintsAreNotUsed(t *testing.T) {
+	w := startWebIdentity(t, localaws.Config{})
+	if _, err := w.admin.UpdateOpenIDConnectProviderThumbprint(context.Background(), &iam.UpdateOpenIDConnectProviderThumbprintInput{
+		OpenIDConnectProviderArn: aws.String(w.providerARN), ThumbprintList: []string{strings.Repeat("0", 40)},
+	}); err != nil {
+		t.Fatalf("UpdateOpenIDConnectProviderThumbprint: %v", err)
+	}
+	if _, err := w.exchange(w.iss.sign(t, "RS256", w.claims())); err != nil {
+		t.Errorf("AssumeRoleWithWebIdentity with a thumbprint of no certificate: %v", err)
 	}
 }

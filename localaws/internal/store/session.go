@@ -31,6 +31,10 @@ type Session struct {
 	// written before the ID was recorded, which are refused (see
 	// Session.IssuedTo).
 	EntityID string
+	// UserRenames is the user's Renames when a GetSessionToken session
+	// was issued: a rename ends the session even if the user takes its
+	// old name back (see IssuedToUser).
+	UserRenames int `json:",omitempty"`
 
 	// Policy is the inline session policy, "" for none; PolicyARNs are the
 	// managed session policies. Both narrow what the session may do.
@@ -48,6 +52,14 @@ type Session struct {
 // client only has to ask STS for a new session.
 func (s *Session) IssuedTo(id string) bool {
 	return s.EntityID != "" && s.EntityID == id
+}
+
+// IssuedToUser reports whether a GetSessionToken session was issued to u
+// as it is now: u's unique ID, and no rename since. A session outlives
+// neither the user's deletion nor its rename, even a rename back to the
+// name it was issued under.
+func (s *Session) IssuedToUser(u User) bool {
+	return s.IssuedTo(u.UserID) && s.UserRenames == u.Renames
 }
 
 // storedSession is a Session as the file holds it, with its secrets.
@@ -94,7 +106,7 @@ func (tx *Tx) CreateSession(s Session, d time.Duration) (Session, error) {
 			return Session{}, err
 		}
 		s.UserName = u.Name
-		s.EntityID = u.UserID
+		s.EntityID, s.UserRenames = u.UserID, u.Renames
 		s.RoleSessionName, s.AssumedRoleARN, s.AssumedRoleID = "", "", ""
 	default:
 		return Session{}, refuse(InvalidInput, "A session stands for either a role or a user.")

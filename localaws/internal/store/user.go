@@ -16,6 +16,10 @@ type User struct {
 	Permissions
 	// LoginProfile is nil when the user has no console password.
 	LoginProfile *LoginProfile
+	// Renames counts the user's renames. A GetSessionToken session
+	// records it (Session.UserRenames): a session issued before a rename
+	// is refused for good, even once the user is renamed back.
+	Renames int `json:",omitempty"`
 }
 
 // LoginProfile records that a user has a console password. The password
@@ -103,7 +107,8 @@ func (tx *Tx) updateUser(name string, change func(*User) error) (User, error) {
 }
 
 // UpdateUser renames a user, moves it to another path, or both; "" leaves
-// that part as it is. The user keeps its ID, keys and policies.
+// that part as it is. The user keeps its ID, keys and policies; a rename
+// counts in Renames, which ends the user's sessions.
 func (tx *Tx) UpdateUser(name, newName, newPath string) (User, error) {
 	u, err := tx.GetUser(name)
 	if err != nil {
@@ -134,6 +139,7 @@ func (tx *Tx) UpdateUser(name, newName, newPath string) (User, error) {
 			}
 		}
 		u.Name = newName
+		u.Renames++
 	}
 	u.ARN = tx.account.userARN(u.Path, u.Name)
 	return u, tx.put(bucketUsers, key(u.Name), u)
