@@ -85,12 +85,6 @@ Sessions of other roles that the revoked sessions assumed (chained sessions)
 are not ended by the deny, as in AWS: after the revocation they are listed
 from the trail (--data, --trail-dir, or else the endpoint's CloudTrail
 LookupEvents), and --follow-chained revokes their roles too.
-  --request the principal a CredentialsRequest's credentials act as, from a
-            cluster (status.principal, --kubeconfig) or from a folder of
-            manifests (-f DIR, as leash apply mints them). In a cluster the
-            request is then annotated leash.dev/revoke=<cutoff>, and the
-            operator mints a fresh credential at once; in a folder, leash
-            apply -f DIR mints it when you run it.
 
 The cutoff is --issued-before, or else the endpoint's time (the Date of its
 responses, so a skewed local clock changes nothing), read again after the
