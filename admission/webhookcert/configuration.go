@@ -39,7 +39,7 @@ func (r *Rotator) readConfigurations(ctx context.Context) ([]configuration, erro
 			return nil, fmt.Errorf("read %s %s: %w", c.kind, key.Name, err)
 		}
 		if from, ok := c.obj.GetAnnotations()[AnnotationInjectCA]; ok {
-			return nil, &RefusedError{Msg: fmt.Sprintf("%s %s carries %s=%s: cert-manager keeps its caBundle, so leash must not; run the operator with --webhook-cert-dir on that Certificate's Secret mounted in the pod (deploy/cert-manager does both), or remove the annotation to let leash keep the certificate",
+			return nil, &RefusedError{Object: c.obj, Msg: fmt.Sprintf("%s %s carries %s=%s: cert-manager keeps its caBundle, so leash must not; run the operator with --webhook-cert-dir on that Certificate's Secret mounted in the pod (deploy/cert-manager does both), or remove the annotation to let leash keep the certificate",
 				c.kind, key.Name, AnnotationInjectCA, from)}
 		}
 		switch obj := c.obj.(type) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"leash.dev/leash/internal/inputerr"
@@ -59,6 +60,10 @@ type Options struct {
 	// manager's cache holds only the Secrets leash writes for requests);
 	// nil means the client given to New.
 	Reader client.Reader
+	// Events receives the Events that say the webhook was stopped by a
+	// setup cert-manager keeps, and serves again (stop.go); nil records
+	// none.
+	Events record.EventRecorder
 }
 
 // withDefaults fills in the zero fields.

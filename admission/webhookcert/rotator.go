@@ -29,6 +29,13 @@ type Rotator struct {
 	o       Options
 	now     func() time.Time
 	serving atomic.Pointer[tls.Certificate]
+	// published is the bundle the last sync left in every webhook; a
+	// configuration seen without it wakes Start through kick (watch.go).
+	published atomic.Pointer[[]byte]
+	kick      chan struct{}
+	// stopped is the refusal the webhook is stopped for; nil while it is
+	// served.
+	stopped atomic.Pointer[RefusedError]
 }
 
 // New checks o and returns a Rotator that writes through c. It serves
@@ -38,7 +45,7 @@ func New(c client.Client, o Options) (*Rotator, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	r := &Rotator{c: c, reader: o.Reader, o: o, now: time.Now}
+	r := &Rotator{c: c, reader: o.Reader, o: o, now: time.Now, kick: make(chan struct{}, 1)}
 	if r.reader == nil {
 		r.reader = c
 	}
@@ -51,12 +58,19 @@ func (r *Rotator) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error)
 	if c := r.serving.Load(); c != nil {
 		return c, nil
 	}
+	if refused := r.stopped.Load(); refused != nil {
+		return nil, fmt.Errorf("the webhook is stopped: %w", refused)
+	}
 	return nil, fmt.Errorf("no webhook serving certificate yet: Secret %s/%s has not been synced", r.o.Namespace, r.o.Secret)
 }
 
 // Ready is a healthz.Checker: it fails until a certificate is served, so
-// that a replica takes webhook traffic only when it can answer it.
+// that a replica takes webhook traffic only when it can answer it, and
+// while the webhook is stopped, with the reason.
 func (r *Rotator) Ready(*http.Request) error {
+	if refused := r.stopped.Load(); refused != nil {
+		return fmt.Errorf("the webhook is stopped: %w", refused)
+	}
 	if r.serving.Load() == nil {
 		return fmt.Errorf("no webhook serving certificate yet from Secret %s/%s", r.o.Namespace, r.o.Secret)
 	}
@@ -67,33 +81,46 @@ func (r *Rotator) Ready(*http.Request) error {
 // replica needs the certificate.
 func (r *Rotator) NeedLeaderElection() bool { return false }
 
-// Start syncs now and at every Resync until ctx ends. A failed sync is
-// logged and tried again; a configuration that cert-manager keeps ends it
-// with an error, since the two would fight over its caBundle.
+// Start syncs now, at every Resync, and as soon as a configuration is seen
+// without the bundle (watch.go), until ctx ends. A failed sync is logged
+// and tried again. A setup cert-manager keeps stops the webhook, not the
+// operator: the certificate is no longer served nor the bundle kept (the
+// two would fight over the caBundle), the refusal is logged and recorded
+// as an Event, and syncs go on, so that the webhook starts again once the
+// setup is fixed. Start returns nil: the credential reconcilers beside it
+// in the manager keep running.
 func (r *Rotator) Start(ctx context.Context) error {
 	logger := log.FromContext(ctx).WithName("webhook-cert")
 	ctx = log.IntoContext(ctx, logger)
 	t := time.NewTicker(r.o.Resync)
 	defer t.Stop()
 	for {
-		if err := r.sync(ctx); err != nil {
-			var refused *RefusedError
-			if errors.As(err, &refused) {
-				return err
-			}
+		err := r.sync(ctx)
+		var refused *RefusedError
+		switch {
+		case errors.As(err, &refused):
+			r.stop(ctx, refused)
+		case err != nil:
 			logger.Error(err, "syncing the webhook certificate; trying again at the next resync", "secret", r.o.Namespace+"/"+r.o.Secret)
+		default:
+			r.resume(ctx)
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-r.kick:
 		}
 	}
 }
 
 // RefusedError is a setup the Rotator will not manage: a configuration or
-// Secret that cert-manager keeps.
-type RefusedError struct{ Msg string }
+// Secret that cert-manager keeps. Object is that configuration or Secret,
+// which the Event is recorded on.
+type RefusedError struct {
+	Msg    string
+	Object client.Object
+}
 
 func (e *RefusedError) Error() string { return e.Msg }
 
@@ -134,7 +161,7 @@ func (r *Rotator) syncOnce(ctx context.Context) error {
 		return fmt.Errorf("read Secret %s: %w", key, err)
 	}
 	if name := secret.Annotations["cert-manager.io/certificate-name"]; name != "" {
-		return &RefusedError{Msg: fmt.Sprintf("Secret %s is cert-manager's (Certificate %s): leash does not rotate it; run the operator with --webhook-cert-dir on that Secret mounted in the pod (deploy/cert-manager), or give --webhook-cert-secret another name", key, name)}
+		return &RefusedError{Object: secret, Msg: fmt.Sprintf("Secret %s is cert-manager's (Certificate %s): leash does not rotate it; run the operator with --webhook-cert-dir on that Secret mounted in the pod (deploy/cert-manager), or give --webhook-cert-secret another name", key, name)}
 	}
 	p, err := r.o.decide(secret.Data, r.now())
 	if err != nil {
@@ -161,6 +188,7 @@ func (r *Rotator) syncOnce(ctx context.Context) error {
 			return err
 		}
 	}
+	r.published.Store(&p.bundle)
 	if old := r.serving.Load(); old == nil || !bytes.Equal(old.Certificate[0], p.serving.Certificate[0]) {
 		r.serving.Store(p.serving)
 		logger.Info("serving the webhook certificate", "serial", p.serving.Leaf.SerialNumber.String(), "notAfter", p.serving.Leaf.NotAfter.UTC())

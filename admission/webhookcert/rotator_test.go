@@ -20,6 +20,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -31,8 +33,9 @@ import (
 // cluster is one API server shared by the subtests; each subtest works in
 // its own namespace with its own configurations.
 type cluster struct {
-	t *testing.T
-	c client.WithWatch
+	t   *testing.T
+	c   client.WithWatch
+	cfg *rest.Config
 }
 
 // fixture is one subtest's namespace, configurations and clock.
@@ -182,7 +185,7 @@ func TestRotator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := &cluster{t: t, c: c}
+	cl := &cluster{t: t, c: c, cfg: srv.Config}
 
 	t.Run("creates the Secret, publishes the CA, then serves", func(t *testing.T) {
 		f := cl.fixture(t, "create")
@@ -444,49 +447,180 @@ func TestRotator(t *testing.T) {
 		}
 	})
 
-	t.Run("a configuration cert-manager keeps is refused before any write", func(t *testing.T) {
+	t.Run("a configuration re-created without the bundle, or given a stale one, gets it back at once", func(t *testing.T) {
+		f := cl.fixture(t, "watch")
+		r := f.rotator(t)
+		r.now = time.Now
+		r.o.Resync = time.Hour // only the watch can put the bundle back in time
+		f.run(t, r)
+		f.waitPublished(t, r, 5*time.Second)
+		ctx := context.Background()
+		for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+			t.Run(kind+" re-created", func(t *testing.T) {
+				obj := f.configuration(t, kind)
+				if err := f.c.Delete(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+				obj.SetResourceVersion("")
+				obj.SetUID("")
+				setBundles(obj, nil)
+				start := time.Now()
+				if err := f.c.Create(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+				f.waitPublished(t, r, 5*time.Second)
+				t.Logf("the bundle was back %v after the configuration was created without it", time.Since(start).Round(time.Millisecond))
+			})
+			t.Run(kind+" given a stale bundle", func(t *testing.T) {
+				obj := f.configuration(t, kind)
+				stale, _, err := mustCA(t).issue(Options{Service: "x", Namespace: "y"}, time.Now(), time.Hour)
+				if err != nil {
+					t.Fatal(err)
+				}
+				setBundles(obj, stale)
+				start := time.Now()
+				if err := f.c.Update(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+				f.waitPublished(t, r, 5*time.Second)
+				t.Logf("the bundle was back %v after it was replaced", time.Since(start).Round(time.Millisecond))
+			})
+		}
+	})
+
+	t.Run("a configuration cert-manager keeps stops the webhook before any write, until the annotation goes", func(t *testing.T) {
 		for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
 			t.Run(kind, func(t *testing.T) {
 				f := cl.fixture(t, "certmanager-"+strings.ToLower(kind[:4]))
-				var obj client.Object = &admissionregistrationv1.MutatingWebhookConfiguration{}
-				if kind == "ValidatingWebhookConfiguration" {
-					obj = &admissionregistrationv1.ValidatingWebhookConfiguration{}
-				}
-				if err := f.c.Get(context.Background(), types.NamespacedName{Name: f.conf}, obj); err != nil {
-					t.Fatal(err)
-				}
+				obj := f.configuration(t, kind)
 				obj.SetAnnotations(map[string]string{AnnotationInjectCA: f.ns + "/leash-webhook"})
 				if err := f.c.Update(context.Background(), obj); err != nil {
 					t.Fatal(err)
 				}
 				r := f.rotator(t)
-				ctx, cancel := context.WithTimeout(f.ctx(), 30*time.Second)
-				defer cancel()
-				err := r.Start(ctx)
-				var refused *RefusedError
-				if !errors.As(err, &refused) {
-					t.Fatalf("Start: %v; want it to refuse", err)
-				}
-				for _, want := range []string{kind + " " + f.conf, AnnotationInjectCA, "--webhook-cert-dir"} {
+				r.now = time.Now
+				r.o.Resync = time.Hour
+				done := f.run(t, r)
+				var err error
+				waitUntil(t, 10*time.Second, "the Rotator to stop the webhook", func() bool { err = r.Ready(nil); return err != nil && r.stopped.Load() != nil })
+				for _, want := range []string{"the webhook is stopped", kind + " " + f.conf, AnnotationInjectCA, "--webhook-cert-dir"} {
 					if !strings.Contains(err.Error(), want) {
-						t.Errorf("refusal %q does not name %q", err, want)
+						t.Errorf("readiness %q does not name %q", err, want)
 					}
+				}
+				if _, err := r.GetCertificate(nil); err == nil || !strings.Contains(err.Error(), AnnotationInjectCA) {
+					t.Errorf("GetCertificate while stopped: %v; want the refusal", err)
+				}
+				if !strings.Contains(f.logs.String(), "the admission webhook is stopped") || !strings.Contains(f.logs.String(), AnnotationInjectCA) {
+					t.Errorf("the log does not say the webhook is stopped and why:\n%s", f.logs)
+				}
+				select {
+				case err := <-done:
+					t.Fatalf("Start returned (%v) on the refusal; want it to go on, so that the manager does", err)
+				default:
 				}
 				s := &corev1.Secret{}
 				if err := f.c.Get(context.Background(), types.NamespacedName{Namespace: f.ns, Name: DefaultSecret}, s); err == nil {
-					t.Errorf("the refusing Rotator created Secret %s", DefaultSecret)
+					t.Errorf("the stopped Rotator created Secret %s", DefaultSecret)
 				}
 				for i, b := range f.bundles(t) {
 					if len(b) != 0 {
-						t.Errorf("webhook %d got a caBundle from the refusing Rotator", i)
+						t.Errorf("webhook %d got a caBundle from the stopped Rotator", i)
 					}
 				}
-				if r.Ready(nil) == nil {
-					t.Errorf("the refusing Rotator is ready")
+				// The annotation removed, the webhook serves again.
+				obj = f.configuration(t, kind)
+				obj.SetAnnotations(nil)
+				if err := f.c.Update(context.Background(), obj); err != nil {
+					t.Fatal(err)
+				}
+				f.waitPublished(t, r, 5*time.Second)
+				if err := r.Ready(nil); err != nil {
+					t.Errorf("Ready after the annotation went: %v", err)
+				}
+				if !strings.Contains(f.logs.String(), "the admission webhook serves again") {
+					t.Errorf("the log does not say the webhook serves again:\n%s", f.logs)
 				}
 			})
 		}
 	})
+}
+
+// run starts r and its watch until the subtest ends, and returns what
+// Start returned once it does.
+func (f *fixture) run(t *testing.T, r *Rotator) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(f.ctx())
+	watch, err := r.Watch(ctx, f.cfg, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchDone, done := make(chan error, 1), make(chan error, 1)
+	go func() { watchDone <- watch.Start(ctx) }()
+	go func() { done <- r.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-watchDone; err != nil {
+			t.Errorf("the watch: %v", err)
+		}
+	})
+	return done
+}
+
+// configuration reads f's configuration of kind.
+func (f *fixture) configuration(t *testing.T, kind string) client.Object {
+	t.Helper()
+	var obj client.Object = &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if kind == "ValidatingWebhookConfiguration" {
+		obj = &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	}
+	if err := f.c.Get(context.Background(), types.NamespacedName{Name: f.conf}, obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func setBundles(obj client.Object, bundle []byte) {
+	switch o := obj.(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for i := range o.Webhooks {
+			o.Webhooks[i].ClientConfig.CABundle = bundle
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for i := range o.Webhooks {
+			o.Webhooks[i].ClientConfig.CABundle = bundle
+		}
+	}
+}
+
+// waitPublished waits until every webhook carries the Secret's ca.crt and
+// r serves the Secret's certificate.
+func (f *fixture) waitPublished(t *testing.T, r *Rotator, timeout time.Duration) {
+	t.Helper()
+	waitUntil(t, timeout, "every webhook to carry the Secret's CA", func() bool {
+		s := &corev1.Secret{}
+		if err := f.c.Get(context.Background(), types.NamespacedName{Namespace: f.ns, Name: DefaultSecret}, s); err != nil {
+			return false
+		}
+		for _, b := range f.bundles(t) {
+			if !bytes.Equal(b, s.Data[KeyCACert]) {
+				return false
+			}
+		}
+		return r.Ready(nil) == nil
+	})
+	f.checkPublished(t, r, 1)
+}
+
+func waitUntil(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func mustCA(t *testing.T) signer {
