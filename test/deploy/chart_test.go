@@ -17,6 +17,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -170,6 +171,74 @@ func TestChartValues(t *testing.T) {
 			if err == nil || !strings.Contains(stderr, "values don't meet the specifications of the schema") || !strings.Contains(stderr, tt.want) {
 				t.Errorf("helm template %v: %v\n%s\nwant a schema error naming %s", tt.set, err, stderr, tt.want)
 			}
+		})
+	}
+}
+
+// operatorRules are the grants of the operator, webhook aside;
+// webhookRules are those the admission webhook alone needs: its
+// configurations (read, watched, and the caBundle of leash's own written),
+// what it judges a pod by, the author checks of the CredentialsRequest
+// webhook, and the Secret its certificate is kept in. checkRules reads
+// them; TestRendered pins deploy/ to both.
+var (
+	operatorRules = struct{ cluster, namespaced []string }{
+		cluster: []string{
+			"cloudcredential.openshift.io credentialsrequests get list watch update patch",
+			"cloudcredential.openshift.io credentialsrequests/status get update patch",
+			"cloudcredential.openshift.io credentialsrequests/finalizers update",
+			" secrets get list watch create update patch delete",
+			" namespaces get list watch",
+			" serviceaccounts/token create",
+			" events create patch",
+			"events.k8s.io events create patch",
+		},
+		namespaced: []string{
+			" configmaps get list watch",
+			"coordination.k8s.io leases get list watch create update patch delete",
+		},
+	}
+	webhookRules = struct{ cluster, namespaced []string }{
+		cluster: []string{
+			"admissionregistration.k8s.io mutatingwebhookconfigurations get list watch",
+			"admissionregistration.k8s.io validatingwebhookconfigurations get list watch",
+			"admissionregistration.k8s.io mutatingwebhookconfigurations update patch @leash",
+			"admissionregistration.k8s.io validatingwebhookconfigurations update patch @leash",
+			" serviceaccounts get list watch",
+			"networking.k8s.io networkpolicies get list watch",
+			"authorization.k8s.io subjectaccessreviews create",
+		},
+		namespaced: []string{
+			" secrets create",
+			" secrets get update @leash-webhook-tls",
+		},
+	}
+)
+
+// TestChartWebhookRBAC pins that the chart grants the webhook's rights
+// exactly when it installs the webhook, and the operator's others either
+// way.
+func TestChartWebhookRBAC(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		enabled bool
+	}{
+		{"webhook.enabled=true grants the webhook's rules", true},
+		{"webhook.enabled=false grants none of the webhook's rules", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, stderr, err := helmTemplate(t, "--set", fmt.Sprintf("webhook.enabled=%v", tt.enabled))
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, stderr)
+			}
+			m := byKey(t, objs)
+			wantCluster, wantNamespaced := slices.Clone(operatorRules.cluster), slices.Clone(operatorRules.namespaced)
+			if tt.enabled {
+				wantCluster = append(wantCluster, webhookRules.cluster...)
+				wantNamespaced = append(wantNamespaced, webhookRules.namespaced...)
+			}
+			checkRules(t, "ClusterRole", as[rbacv1.ClusterRole](t, m["ClusterRole/leash-operator"]).Rules, wantCluster)
+			checkRules(t, "Role", as[rbacv1.Role](t, m["Role/leash-operator"]).Rules, wantNamespaced)
 		})
 	}
 }

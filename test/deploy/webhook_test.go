@@ -303,6 +303,15 @@ func webhookRBACCases(ctx context.Context, t *testing.T, op, admin client.Client
 				return op.List(ctx, &admissionregistrationv1.MutatingWebhookConfigurationList{})
 			}},
 		{name: "validatingwebhookconfigurations watch", attrs: attrs("watch", arg, "validatingwebhookconfigurations", "", "", ""), allowed: true},
+		{name: "the configurations named leash listed by name, as the CA bundle's watch does", attrs: attrs("list", arg, "mutatingwebhookconfigurations", "", "", "leash"), allowed: true,
+			call: func(ctx context.Context) error {
+				for _, l := range []client.ObjectList{&admissionregistrationv1.MutatingWebhookConfigurationList{}, &admissionregistrationv1.ValidatingWebhookConfigurationList{}} {
+					if err := op.List(ctx, l, client.MatchingFields{"metadata.name": "leash"}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
 		{name: "mutatingwebhookconfigurations update of leash (caBundle)", attrs: attrs("update", arg, "mutatingwebhookconfigurations", "", "", "leash"), allowed: true,
 			call: setCABundle(&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "leash"}})},
 		{name: "validatingwebhookconfigurations update of leash (caBundle)", attrs: attrs("update", arg, "validatingwebhookconfigurations", "", "", "leash"), allowed: true,
