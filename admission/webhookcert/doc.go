@@ -12,4 +12,8 @@
 //	tls.key  PEM: its ECDSA P-256 key
 //
 // and every webhook of the configurations carries ca.crt as its caBundle.
+// The configurations are watched, so that one re-created without it, or
+// given a stale one, gets it back at once (watch.go). A setup cert-manager
+// keeps stops the webhook and leaves the rest of the operator running
+// (stop.go).
 package webhookcert

@@ -551,7 +551,7 @@ func TestRotator(t *testing.T) {
 func (f *fixture) run(t *testing.T, r *Rotator) <-chan error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(f.ctx())
-	watch, err := r.Watch(ctx, f.cfg, cache.Options{})
+	watch, err := r.watch(ctx, f.cfg, cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

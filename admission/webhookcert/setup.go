@@ -27,7 +27,7 @@ func Setup(mgr manager.Manager, o Options) (*Rotator, error) {
 	if err != nil {
 		return nil, err
 	}
-	watch, err := r.Watch(context.Background(), mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	watch, err := r.watch(context.Background(), mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Watch returns a cache that holds the two configurations alone (a field
+// watch returns a cache that holds the two configurations alone (a field
 // selector on their name) and wakes Start as soon as one is added or
 // updated with a webhook whose caBundle is not the bundle of the last
 // sync, or with cert-manager's annotation. A configuration re-created by
@@ -22,7 +22,7 @@ import (
 // trusts no CA of the webhook) and the others take pods unwired, so it
 // must not wait for the next resync. o gives the scheme and mapper; the
 // cache must run on every replica (Setup adds it to the manager).
-func (r *Rotator) Watch(ctx context.Context, cfg *rest.Config, o cache.Options) (cache.Cache, error) {
+func (r *Rotator) watch(ctx context.Context, cfg *rest.Config, o cache.Options) (cache.Cache, error) {
 	byName := cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", r.o.Configuration)}
 	o.ByObject = map[client.Object]cache.ByObject{
 		&admissionregistrationv1.MutatingWebhookConfiguration{}:   byName,
