@@ -161,7 +161,9 @@ func (r *Rotator) syncOnce(ctx context.Context) error {
 		return fmt.Errorf("read Secret %s: %w", key, err)
 	}
 	if name := secret.Annotations["cert-manager.io/certificate-name"]; name != "" {
-		return &RefusedError{Object: secret, Msg: fmt.Sprintf("Secret %s is cert-manager's (Certificate %s): leash does not rotate it; run the operator with --webhook-cert-dir on that Secret mounted in the pod (deploy/cert-manager), or give --webhook-cert-secret another name", key, name)}
+		// The Event names the Secret; the error keeps none of its data.
+		ref := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secret.Namespace, Name: secret.Name, UID: secret.UID, ResourceVersion: secret.ResourceVersion}}
+		return &RefusedError{Object: ref, Msg: fmt.Sprintf("Secret %s is cert-manager's (Certificate %s): leash does not rotate it; run the operator with --webhook-cert-dir on that Secret mounted in the pod (deploy/cert-manager), or give --webhook-cert-secret another name", key, name)}
 	}
 	p, err := r.o.decide(secret.Data, r.now())
 	if err != nil {

@@ -20,7 +20,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -542,6 +546,67 @@ func TestRotator(t *testing.T) {
 					t.Errorf("the log does not say the webhook serves again:\n%s", f.logs)
 				}
 			})
+		}
+	})
+
+	t.Run("a Secret cert-manager keeps stops the webhook without a write, and an Event on it says why", func(t *testing.T) {
+		f := cl.fixture(t, "certmanager-secret")
+		cert, _, err := mustCA(t).issue(Options{Service: "x", Namespace: "y"}, time.Now(), time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: DefaultSecret,
+			Annotations: map[string]string{"cert-manager.io/certificate-name": "leash-webhook"}},
+			Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: cert, corev1.TLSPrivateKeyKey: []byte("-----BEGIN EC PRIVATE KEY-----\nnot a real key\n-----END EC PRIVATE KEY-----\n")}}
+		if err := f.c.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := kubernetes.NewForConfig(f.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := record.NewBroadcaster()
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+		defer b.Shutdown()
+		r := f.rotator(t)
+		r.o.Events = b.NewRecorder(clientgoscheme.Scheme, corev1.EventSource{Component: "leash"})
+		f.run(t, r)
+		var ev corev1.Event
+		waitUntil(t, 10*time.Second, "a "+ReasonWebhookStopped+" Event on the Secret", func() bool {
+			var list corev1.EventList
+			if err := f.c.List(ctx, &list, client.InNamespace(f.ns)); err != nil {
+				return false
+			}
+			for _, e := range list.Items {
+				if e.Reason == ReasonWebhookStopped && e.InvolvedObject.Kind == "Secret" && e.InvolvedObject.Name == DefaultSecret {
+					ev = e
+					return true
+				}
+			}
+			return false
+		})
+		for _, want := range []string{"the admission webhook is stopped", "Secret " + f.ns + "/" + DefaultSecret + " is cert-manager's (Certificate leash-webhook)", "--webhook-cert-dir"} {
+			if !strings.Contains(ev.Message, want) {
+				t.Errorf("Event message %q does not say %q", ev.Message, want)
+			}
+		}
+		if ev.Type != corev1.EventTypeWarning {
+			t.Errorf("Event type %s; want %s", ev.Type, corev1.EventTypeWarning)
+		}
+		if strings.Contains(ev.Message, "PRIVATE KEY") || strings.Contains(f.logs.String(), "PRIVATE KEY") {
+			t.Errorf("the Event or the log holds the Secret's key")
+		}
+		if err := r.Ready(nil); err == nil || !strings.Contains(err.Error(), "cert-manager's") {
+			t.Errorf("Ready: %v; want the refusal", err)
+		}
+		if got := f.secret(t); got.ResourceVersion != s.ResourceVersion {
+			t.Errorf("the stopped Rotator wrote cert-manager's Secret (resourceVersion %s to %s)", s.ResourceVersion, got.ResourceVersion)
+		}
+		for i, b := range f.bundles(t) {
+			if len(b) != 0 {
+				t.Errorf("webhook %d got a caBundle from the stopped Rotator", i)
+			}
 		}
 	})
 }
