@@ -9,16 +9,12 @@ import (
 	"strings"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"leash.dev/leash/analyze"
-	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/workload"
 )
 
@@ -29,12 +25,11 @@ const (
 	PathValidateWarn = "/validate-warn"
 )
 
-// hooks answer admission requests for pods from what the manager's cache
-// holds: the CredentialsRequests, the pod's ServiceAccount (its metadata
-// only) and the NetworkPolicies of its namespace. They write nothing, so a
-// dry-run request is answered as any other.
+// hooks answer admission requests for pods from the cluster read returns
+// (the manager's cache in the operator). They write nothing, so a dry-run
+// request is answered as any other.
 type hooks struct {
-	reader  client.Reader
+	read    readCluster
 	decoder admission.Decoder
 	o       Options
 }
@@ -44,7 +39,16 @@ type hooks struct {
 // start without its credentials and fall back to the node's role.
 func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Response {
 	defer h.timed(PathMutate, time.Now())
-	pod, s, p, err := h.read(ctx, req, false)
+	if req.Operation != admissionv1.Create {
+		// A stored pod's spec is all but immutable: it was wired when it
+		// was created, and validation judges what an update adds.
+		return admission.Allowed("")
+	}
+	pod := &corev1.Pod{}
+	if err := h.decoder.Decode(req, pod); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the pod: %w", err))
+	}
+	s, p, err := h.set(ctx, req, pod, false)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
@@ -82,7 +86,13 @@ func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Res
 
 // validate refuses a pod that receives a leash credential with findings at
 // or above RefuseAt, and admits it with the others as warnings; warnOnly
-// admits it with all of them as warnings.
+// admits it with all of them as warnings. It judges a pod's CREATE, and its
+// UPDATE (of the pod, or of its ephemeral containers, kubectl debug's
+// pods/ephemeralcontainers): an update is refused only for a finding the
+// stored pod did not have, such as an ephemeral container that enables
+// IMDS; the findings it had are warnings, so that an update that adds
+// nothing (a label, a finalizer removed) is never held by what the pod was
+// admitted with.
 func (h *hooks) validate(warnOnly bool) admission.HandlerFunc {
 	path := PathValidate
 	if warnOnly {
@@ -90,11 +100,23 @@ func (h *hooks) validate(warnOnly bool) admission.HandlerFunc {
 	}
 	return func(ctx context.Context, req admission.Request) admission.Response {
 		defer h.timed(path, time.Now())
-		_, s, p, err := h.read(ctx, req, true)
+		pod := &corev1.Pod{}
+		if err := h.decoder.Decode(req, pod); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the pod: %w", err))
+		}
+		s, p, err := h.set(ctx, req, pod, true)
 		if err != nil {
 			return admission.Errored(http.StatusInternalServerError, err)
 		}
 		v := Judge(s, p, h.o.RefuseAt)
+		if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+			old := &corev1.Pod{}
+			if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+				return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the stored pod: %w", err))
+			}
+			was := Judge(s, podOf(req, old), h.o.RefuseAt)
+			v = v.Added(was)
+		}
 		if warnOnly {
 			v.Warn, v.Refuse = append(v.Refuse, v.Warn...), nil
 		}
@@ -122,16 +144,8 @@ func (h *hooks) logRefusal(ctx context.Context, path string, p workload.Pod, ids
 	log.FromContext(ctx).WithName("admission").Info("refused a pod", "path", path, "pod", p.Source, "findings", ids)
 }
 
-// read decodes the pod of req and builds the Set it is judged in: the
-// CredentialsRequests, its ServiceAccount's metadata and, for validation,
-// its namespace's NetworkPolicies and the node role. The Secrets are left
-// out: the cache holds leash's without their data, and a request already
-// says which Secret is credentials.
-func (h *hooks) read(ctx context.Context, req admission.Request, validating bool) (*corev1.Pod, *workload.Set, workload.Pod, error) {
-	pod := &corev1.Pod{}
-	if err := h.decoder.Decode(req, pod); err != nil {
-		return nil, nil, workload.Pod{}, fmt.Errorf("decode the pod: %w", err)
-	}
+// podOf is the pod of req as the workload checks take it.
+func podOf(req admission.Request, pod *corev1.Pod) workload.Pod {
 	ns := pod.Namespace
 	if ns == "" {
 		ns = req.Namespace
@@ -140,34 +154,22 @@ func (h *hooks) read(ctx context.Context, req admission.Request, validating bool
 	if name == "" {
 		name = pod.GenerateName + "*"
 	}
-	p := workload.Pod{Source: fmt.Sprintf("Pod %s/%s", ns, name), Kind: "Pod", Name: name, Namespace: ns,
+	return workload.Pod{Source: fmt.Sprintf("Pod %s/%s", ns, name), Kind: "Pod", Name: name, Namespace: ns,
 		Labels: pod.Labels, Annotations: pod.Annotations, Spec: pod.Spec, Path: "spec"}
-	s := &workload.Set{Pods: []workload.Pod{p}, NodeRole: h.o.NodeRole, NodeRoleOnly: h.o.NodeRoleOnly,
-		Audience: h.o.Wiring.Audience, Mode: h.o.Wiring.Mode}
-	var requests leashv1.CredentialsRequestList
-	if err := h.reader.List(ctx, &requests, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, p, fmt.Errorf("list CredentialsRequests: %w", err)
+}
+
+// set builds the Set the pod of req is judged in: the cluster h reads
+// (for validation, with its namespace's NetworkPolicies) and the node role.
+func (h *hooks) set(ctx context.Context, req admission.Request, pod *corev1.Pod, validating bool) (*workload.Set, workload.Pod, error) {
+	p := podOf(req, pod)
+	c, err := h.read(ctx, p.Namespace, serviceAccountOf(pod), validating)
+	if err != nil {
+		return nil, p, err
 	}
-	for i := range requests.Items {
-		s.Requests = append(s.Requests, &requests.Items[i])
+	s := &workload.Set{Pods: []workload.Pod{p}, Requests: c.Requests, Policies: c.Policies,
+		NodeRole: h.o.NodeRole, NodeRoleOnly: h.o.NodeRoleOnly, Audience: h.o.Wiring.Audience, Mode: h.o.Wiring.Mode}
+	if c.ServiceAccount != nil {
+		s.ServiceAccounts = []corev1.ServiceAccount{*c.ServiceAccount}
 	}
-	saName := pod.Spec.ServiceAccountName
-	if saName == "" {
-		saName = "default"
-	}
-	sa := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}}
-	switch err := h.reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: saName}, sa); {
-	case err == nil:
-		s.ServiceAccounts = []corev1.ServiceAccount{{ObjectMeta: sa.ObjectMeta}}
-	case !apierrors.IsNotFound(err):
-		return nil, nil, p, fmt.Errorf("read ServiceAccount %s/%s: %w", ns, saName, err)
-	}
-	if validating {
-		var nps networkingv1.NetworkPolicyList
-		if err := h.reader.List(ctx, &nps, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-			return nil, nil, p, fmt.Errorf("list NetworkPolicies of %s: %w", ns, err)
-		}
-		s.Policies = nps.Items
-	}
-	return pod, s, p, nil
+	return s, p, nil
 }

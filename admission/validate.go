@@ -39,6 +39,26 @@ func Judge(s *workload.Set, p workload.Pod, refuseAt analyze.Severity) Verdict {
 	return v
 }
 
+// Added is the verdict of an update: what v refuses that was did not have
+// (the same finding, at the same place, saying the same) still refuses;
+// what the stored pod already had is a warning.
+func (v Verdict) Added(was Verdict) Verdict {
+	type key struct{ id, path, msg string }
+	had := map[key]bool{}
+	for _, f := range append(append([]analyze.Finding{}, was.Refuse...), was.Warn...) {
+		had[key{f.ID, f.Path, f.Message}] = true
+	}
+	out := Verdict{Warn: v.Warn}
+	for _, f := range v.Refuse {
+		if had[key{f.ID, f.Path, f.Message}] {
+			out.Warn = append(out.Warn, f)
+		} else {
+			out.Refuse = append(out.Refuse, f)
+		}
+	}
+	return out
+}
+
 // Lines are the findings as admission reports them: each one's ID,
 // message and fix, one a line.
 func Lines(findings []analyze.Finding) []string {

@@ -26,7 +26,7 @@ const (
 	// CredentialsVolume is the Secret volume of the request's Secret.
 	CredentialsVolume = "leash-credentials"
 	// CredentialsDir is where it is mounted, read-only.
-	CredentialsDir = "/var/run/secrets/leash.dev/credentials"
+	CredentialsDir = workload.CredentialsDir
 	// TokenVolume is the projected service account token of an STS
 	// request; the workload checks judge the token in it as the request's.
 	TokenVolume = workload.TokenVolume
@@ -223,7 +223,7 @@ func (w *wiring) container(c *corev1.Container, mounts []corev1.VolumeMount, env
 		if e.Name == "AWS_SHARED_CREDENTIALS_FILE" && fileDir != "" {
 			e.Value = path.Join(fileDir, w.key)
 		}
-		if cur, ok := envOf(c, e.Name); ok {
+		if cur, ok := workload.LastEnv(*c, e.Name); ok {
 			if cur.ValueFrom != nil || cur.Value != e.Value {
 				w.kept = append(w.kept, c.Name+"/"+e.Name)
 			}
@@ -250,15 +250,6 @@ func mountAt(c *corev1.Container, at string) (corev1.VolumeMount, bool) {
 		}
 	}
 	return corev1.VolumeMount{}, false
-}
-
-func envOf(c *corev1.Container, name string) (corev1.EnvVar, bool) {
-	for _, e := range c.Env {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return corev1.EnvVar{}, false
 }
 
 func copyMap(m map[string]string) map[string]string {

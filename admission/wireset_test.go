@@ -75,6 +75,12 @@ func TestWireSetThenCheck(t *testing.T) {
 		{"a pod that sets AWS_EC2_METADATA_DISABLED=false keeps it, and check reports it",
 			deployment("{leash.dev/credentials: app}", "        env: [{name: AWS_EC2_METADATA_DISABLED, value: \"false\"}]\n"), "", "", "LEASH-WL-002"},
 		{"a missing request is not wired and is reported", deployment("{leash.dev/credentials: gone}", ""), "", "", "LEASH-WL-012"},
+		{"an init container that sets AWS_EC2_METADATA_DISABLED=false keeps it, and check reports it",
+			strings.Replace(deployment("{leash.dev/credentials: app}", ""), "initContainers: [{name: init, image: app:1}]", `initContainers: [{name: init, image: app:1, env: [{name: AWS_EC2_METADATA_DISABLED, value: "false"}]}]`, 1), "", "", "LEASH-WL-002"},
+		{"a variable set twice keeps its last value, false, and check reports it",
+			deployment("{leash.dev/credentials: app}", "        env: [{name: AWS_EC2_METADATA_DISABLED, value: \"true\"}, {name: AWS_EC2_METADATA_DISABLED, value: \"false\"}]\n"), "", "", "LEASH-WL-002"},
+		{"a volume at leash's credentials path is kept, and check reports it as LEASH-WL-003",
+			deployment("{leash.dev/credentials: app}", "        volumeMounts: [{name: cache, mountPath: /var/run/secrets/leash.dev/credentials}]\n      volumes: [{name: cache, emptyDir: {}}]\n"), "", "", "LEASH-WL-003"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

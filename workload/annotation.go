@@ -81,6 +81,14 @@ func NamedRequest(s *Set, p Pod) (n Named, ok bool, problem *analyze.Finding) {
 			n.Request = r
 		}
 	}
+	if ns != p.Namespace && (n.Request == nil || n.Request.Spec.SecretRef.Namespace != p.Namespace) {
+		// Whether a request of another namespace exists, and which Secret it
+		// writes, is not the pod author's to learn: one message for both.
+		n.Request = nil
+		return n, true, finding(
+			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, which is not a request whose Secret is in the pod's namespace %s: a pod can mount only a Secret of its own namespace", AnnotationCredentials, n.On, ns, name, p.Namespace),
+			fmt.Sprintf("name a CredentialsRequest of namespace %s, or one whose spec.secretRef.namespace is %s", p.Namespace, p.Namespace))
+	}
 	if n.Request == nil {
 		return n, true, finding(
 			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, which does not exist: the pod would start without its credentials and its AWS SDK fall back to the node's instance role", AnnotationCredentials, n.On, ns, name),

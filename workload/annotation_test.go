@@ -52,6 +52,10 @@ func readManifests(t *testing.T, manifests string) *Set {
 }
 
 func TestNamedRequest(t *testing.T) {
+	// strayed is a request of the pod's namespace whose author sees it and
+	// its Secret's name.
+	strayed := strings.Replace(strings.Replace(requestsYAML[strings.Index(requestsYAML, "---\napiVersion: cloudcredential.openshift.io/v1\nkind: CredentialsRequest\nmetadata: {name: local"):strings.LastIndex(requestsYAML, "---")],
+		"name: local", "name: strayed", 1), "{name: local-credentials, namespace: apps}", "{name: strayed-credentials, namespace: elsewhere}", 1)
 	saWith := func(v string) string {
 		return "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: apps, annotations: {leash.dev/credentials: " + v + "}}\n"
 	}
@@ -65,7 +69,9 @@ func TestNamedRequest(t *testing.T) {
 		{"namespace/name reaches a request elsewhere whose Secret is in the pod's namespace", annotatedPod("{leash.dev/credentials: openshift-cloud-credential-operator/app}", "web"), true, "openshift-cloud-credential-operator/app", ""},
 		{"a request that does not exist is refused", annotatedPod("{leash.dev/credentials: missing}", "web"), true, "", "apps/missing, which does not exist"},
 		{"a request in another namespace without the namespace is not found", annotatedPod("{leash.dev/credentials: app}", "web"), true, "", "apps/app, which does not exist"},
-		{"a request whose Secret is in another namespace is refused", annotatedPod("{leash.dev/credentials: kube-system/ccm}", "web"), true, "kube-system/ccm", "is not in the pod's namespace apps"},
+		{"a request whose Secret is in another namespace is refused", annotatedPod("{leash.dev/credentials: kube-system/ccm}", "web"), true, "", "is not a request whose Secret is in the pod's namespace apps"},
+		{"a missing request of another namespace is refused in the same words, so a refusal does not say whether it exists", annotatedPod("{leash.dev/credentials: kube-system/gone}", "web"), true, "", "is not a request whose Secret is in the pod's namespace apps"},
+		{"a request of the pod's namespace whose Secret is elsewhere is named with its Secret", annotatedPod("{leash.dev/credentials: strayed}", "web") + strayed, true, "apps/strayed", "whose Secret elsewhere/strayed-credentials is not in the pod's namespace apps"},
 		{"a value that is no name is refused", annotatedPod(`{leash.dev/credentials: "a/b/c"}`, "web"), true, "", "names no CredentialsRequest"},
 		{"an empty value is refused", annotatedPod(`{leash.dev/credentials: ""}`, "web"), true, "", "names no CredentialsRequest"},
 		{"the ServiceAccount's annotation counts when the pod has none", annotatedPod("{}", "web") + saWith("local"), true, "apps/local", ""},
@@ -95,6 +101,8 @@ func TestNamedRequest(t *testing.T) {
 				t.Errorf("no problem, want one saying %q", tt.problem)
 			case problem != nil && (problem.ID != "LEASH-WL-012" || !strings.Contains(problem.Message, tt.problem) || problem.Fix == ""):
 				t.Errorf("problem %s %q (fix %q), want LEASH-WL-012 saying %q with a fix", problem.ID, problem.Message, problem.Fix, tt.problem)
+			case problem != nil && strings.Contains(problem.Message+problem.Fix, "ccm-credentials"):
+				t.Errorf("problem %q (fix %q) names another namespace's Secret", problem.Message, problem.Fix)
 			}
 			// check workload reports the same problem, and nothing else for
 			// a pod that receives no credentials.

@@ -85,11 +85,7 @@ func credentials(s *Set, p Pod) []credential {
 			}
 		}
 	}
-	for ci, c := range append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...) {
-		kind, i := "containers", ci-len(p.Spec.InitContainers)
-		if ci < len(p.Spec.InitContainers) {
-			kind, i = "initContainers", ci
-		}
+	for _, c := range containers(p.Spec) {
 		for ei, e := range c.Env {
 			ref := (*corev1.SecretKeySelector)(nil)
 			if e.ValueFrom != nil {
@@ -102,7 +98,7 @@ func credentials(s *Set, p Pod) []credential {
 			if !credentialEnv[e.Name] && !credentialKeys[ref.Key] && cred.req == nil {
 				continue
 			}
-			cred.at = fmt.Sprintf(".%s[%d].env[%d].valueFrom.secretKeyRef", kind, i, ei)
+			cred.at = fmt.Sprintf("%s.env[%d].valueFrom.secretKeyRef", c.at, ei)
 			cred.what = fmt.Sprintf("variable %s of container %s (Secret %s/%s, key %s)", e.Name, c.Name, p.Namespace, ref.Name, ref.Key)
 			out = append(out, cred)
 		}
@@ -114,7 +110,7 @@ func credentials(s *Set, p Pod) []credential {
 			if cred.req == nil && !s.holdsKeys(p.Namespace, cred.secret) {
 				continue
 			}
-			cred.at = fmt.Sprintf(".%s[%d].envFrom[%d].secretRef", kind, i, fi)
+			cred.at = fmt.Sprintf("%s.envFrom[%d].secretRef", c.at, fi)
 			cred.what = fmt.Sprintf("the variables of container %s from Secret %s/%s", c.Name, p.Namespace, cred.secret)
 			out = append(out, cred)
 		}
@@ -145,8 +141,8 @@ func (s *Set) isCredentials(p Pod, c credential) bool {
 	if c.req != nil || s.holdsKeys(p.Namespace, c.secret) {
 		return true
 	}
-	for _, ctr := range p.Spec.Containers {
-		file, ok := envValue(ctr, "AWS_SHARED_CREDENTIALS_FILE")
+	for _, ctr := range containers(p.Spec) {
+		file, ok := envValue(ctr.Container, "AWS_SHARED_CREDENTIALS_FILE")
 		if !ok {
 			continue
 		}
@@ -205,16 +201,6 @@ func secretData(sec *corev1.Secret) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// envValue is a container's literal value of a variable.
-func envValue(c corev1.Container, name string) (string, bool) {
-	for _, e := range c.Env {
-		if e.Name == name && e.ValueFrom == nil {
-			return e.Value, true
-		}
-	}
-	return "", false
 }
 
 // within says whether file is dir or under it.

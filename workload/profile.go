@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"leash.dev/leash/analyze"
@@ -24,6 +25,10 @@ const (
 	// pods run as, declares a profile; ProfileMetadata is the only one.
 	ProfileAnnotation = "leash.dev/imds"
 	ProfileMetadata   = "metadata"
+
+	// idProfileUnknown is the finding of a leash.dev/imds value that names
+	// no profile.
+	idProfileUnknown = "LEASH-WL-013"
 
 	idProfileOptional  = "LEASH-WL-008"
 	idProfileFile      = "LEASH-WL-009"
@@ -56,15 +61,56 @@ func isOtherCredentialEnv(name string) bool {
 	return false
 }
 
-// profileAnnotation refuses a leash.dev/imds annotation that names no
-// profile: a misspelt value must not pass as the default checks silently.
-func profileAnnotation(file string, doc int, kind string, ann map[string]string) error {
+// ProfileValues are the values leash.dev/imds accepts.
+var ProfileValues = []string{ProfileMetadata}
+
+// profileValueProblem says what is wrong with a leash.dev/imds value that
+// names no profile, "" when ann has none or a known one: a misspelt value
+// must not pass silently for the default checks, whose wiring disables the
+// IMDS the workload meant to keep.
+func profileValueProblem(ann map[string]string) string {
 	v, ok := ann[ProfileAnnotation]
-	if !ok || v == ProfileMetadata {
-		return nil
+	if !ok || contains(ProfileValues, v) {
+		return ""
 	}
-	return &inputerr.Error{Source: fmt.Sprintf("%s: document %d (%s)", file, doc, kind), Field: "annotation " + ProfileAnnotation,
-		Msg: fmt.Sprintf("%q is no profile: set it to %q (the workload keeps IMDS) or remove it", v, ProfileMetadata)}
+	return fmt.Sprintf("%q is no profile: set it to %s (the workload keeps IMDS) or remove it", v, quoted(ProfileValues))
+}
+
+func quoted(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, " or ")
+}
+
+// profileAnnotation refuses, when manifests are read, a leash.dev/imds
+// annotation that names no profile.
+func profileAnnotation(file string, doc int, kind string, ann map[string]string) error {
+	if msg := profileValueProblem(ann); msg != "" {
+		return &inputerr.Error{Source: fmt.Sprintf("%s: document %d (%s)", file, doc, kind), Field: "annotation " + ProfileAnnotation, Msg: msg}
+	}
+	return nil
+}
+
+// checkProfileValue reports a leash.dev/imds value that names no profile,
+// on the pod or its ServiceAccount (LEASH-WL-013): admission, which reads
+// no manifest file, judges it here, as leash check workload refuses it
+// when it reads the file.
+func checkProfileValue(s *Set, p Pod) []analyze.Finding {
+	var out []analyze.Finding
+	add := func(on, at string, ann map[string]string) {
+		if msg := profileValueProblem(ann); msg != "" {
+			out = append(out, analyze.Finding{ID: idProfileUnknown, Severity: analyze.High, Policy: p.Source, Path: at,
+				Message: fmt.Sprintf("annotation %s on %s: %s", ProfileAnnotation, on, msg),
+				Fix:     fmt.Sprintf("set %s to one of %s, or remove it", ProfileAnnotation, strings.Join(ProfileValues, ", "))})
+		}
+	}
+	add("the pod", strings.TrimSuffix(p.Path, "spec")+"metadata.annotations["+ProfileAnnotation+"]", p.Annotations)
+	if sa := serviceAccount(s, p); sa != nil {
+		add(fmt.Sprintf("ServiceAccount %s/%s", sa.Namespace, sa.Name), p.Path+".serviceAccountName", sa.Annotations)
+	}
+	return out
 }
 
 // MetadataProfile says whether the pod declares the metadata profile: on
@@ -98,9 +144,9 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 		}
 	}
 	mounts := mountedCredentials(p, creds)
-	for ci, c := range p.Spec.Containers {
-		at := fmt.Sprintf(".containers[%d]", ci)
-		file, ok := envValue(c, "AWS_SHARED_CREDENTIALS_FILE")
+	for _, c := range containers(p.Spec) {
+		at := c.at
+		file, ok := envValue(c.Container, "AWS_SHARED_CREDENTIALS_FILE")
 		if want := mounts[c.Name]; want.empty() || !ok || !want.holds(path.Clean(file)) {
 			fix := "mount the credentials Secret in the container and set AWS_SHARED_CREDENTIALS_FILE to its credentials file"
 			if !want.empty() {
@@ -118,6 +164,7 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 				fmt.Sprintf("container %s sets %s: under the metadata profile the credentials file must be the AWS SDK's only credentials, or it calls AWS as something leash did not issue", c.Name, e.Name),
 				"remove "+e.Name)
 		}
+		out = append(out, s.checkEnvFrom(p, c)...)
 	}
 	allowed := s.NodeRoleOnly
 	if allowed == nil {
@@ -133,6 +180,53 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 		add(idProfileNodeRole, analyze.Critical, "",
 			fmt.Sprintf("the pod keeps IMDS (metadata profile), so the node's instance role is within its reach, and it grants more than %s: %s %s: %s", strings.Join(allowed, ", "), f.Policy, f.Path, f.Message),
 			"prune the node role to "+strings.Join(allowed, ", ")+" ("+f.Fix+")")
+	}
+	return out
+}
+
+// checkEnvFrom reports, under the metadata profile, an envFrom of c that
+// sets or may set another credential variable (LEASH-WL-010). A Secret of
+// the Set shows its keys; a Secret the check does not hold, or any
+// ConfigMap, does not (admission reads neither: it must not read the
+// Secrets of every namespace), so one whose variables can be named AWS_* is
+// reported as it could set them, and the fix says how to show them.
+func (s *Set) checkEnvFrom(p Pod, c podContainer) []analyze.Finding {
+	var out []analyze.Finding
+	for fi, from := range c.EnvFrom {
+		var what string
+		var keys map[string]string
+		switch {
+		case from.SecretRef != nil:
+			what = fmt.Sprintf("Secret %s/%s", p.Namespace, from.SecretRef.Name)
+			if sec := s.secret(p.Namespace, from.SecretRef.Name); sec != nil {
+				keys = secretData(sec)
+			}
+		case from.ConfigMapRef != nil:
+			what = fmt.Sprintf("ConfigMap %s/%s", p.Namespace, from.ConfigMapRef.Name)
+		default:
+			continue
+		}
+		at := fmt.Sprintf("%s%s.envFrom[%d]", p.Path, c.at, fi)
+		if keys == nil {
+			if envFromMayBeAWS(from.Prefix) {
+				out = append(out, analyze.Finding{ID: idProfileOtherCred, Severity: analyze.High, Policy: p.Source, Path: at,
+					Message: fmt.Sprintf("container %s takes every key of %s as a variable, and its keys are not in what was checked: one may set %s, and under the metadata profile the credentials file must be the AWS SDK's only credentials", c.Name, what, strings.Join(otherCredentialEnv, ", ")+"*"),
+					Fix:     "give the envFrom a prefix that keeps its variables off AWS_ (prefix: APP_), or take the variables the container needs one by one with env valueFrom"})
+			}
+			continue
+		}
+		var names []string
+		for k := range keys {
+			if isOtherCredentialEnv(from.Prefix + k) {
+				names = append(names, from.Prefix+k)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			out = append(out, analyze.Finding{ID: idProfileOtherCred, Severity: analyze.High, Policy: p.Source, Path: at,
+				Message: fmt.Sprintf("container %s sets %s from %s (envFrom): under the metadata profile the credentials file must be the AWS SDK's only credentials, or it calls AWS as something leash did not issue", c.Name, n, what),
+				Fix:     fmt.Sprintf("remove key %s from %s, or give the envFrom a prefix that keeps its variables off AWS_", strings.TrimPrefix(n, from.Prefix), what)})
+		}
 	}
 	return out
 }

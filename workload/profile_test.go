@@ -70,6 +70,12 @@ func TestMetadataProfile(t *testing.T) {
 	const secret = "secret: {secretName: cloud-controller-manager-credentials}"
 	const fileVar = "        - {name: AWS_SHARED_CREDENTIALS_FILE, value: /etc/aws-credentials/credentials}\n"
 	extraVar := func(v string) string { return strings.Replace(ccm, fileVar, fileVar+"        - "+v+"\n", 1) }
+	envFrom := func(from string) string {
+		return strings.Replace(ccm, "        env:\n", "        envFrom: [{"+from+"}]\n        env:\n", 1)
+	}
+	envSecret := func(data string) string {
+		return "\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: ccm-env, namespace: kube-system}\nstringData: {" + data + "}\n"
+	}
 	wider := strings.Replace(role, `"Resource": "*"
     }`, `"Resource": "*"
     },
@@ -93,6 +99,13 @@ func TestMetadataProfile(t *testing.T) {
 		{"an extra AWS_ACCESS_KEY_ID", extraVar("{name: AWS_ACCESS_KEY_ID, value: AKIAIOSFODNN7EXAMPLE}"), role, idProfileOtherCred},
 		{"an extra AWS_ROLE_ARN", extraVar("{name: AWS_ROLE_ARN, value: 'arn:aws:iam::111122223333:role/x'}"), role, idProfileOtherCred},
 		{"an extra AWS_CONTAINER_CREDENTIALS_FULL_URI", extraVar("{name: AWS_CONTAINER_CREDENTIALS_FULL_URI, value: 'http://127.0.0.1/creds'}"), role, idProfileOtherCred},
+		{"an envFrom of a Secret whose keys are not in the manifests may set AWS_ACCESS_KEY_ID", envFrom("secretRef: {name: ccm-env}"), role, idProfileOtherCred},
+		{"an envFrom of a ConfigMap, whose keys are never read, may set AWS_PROFILE", envFrom("configMapRef: {name: ccm-env}"), role, idProfileOtherCred},
+		{"an envFrom whose prefix AWS_ begins with may still name AWS_* variables", envFrom("prefix: AWS, secretRef: {name: ccm-env}"), role, idProfileOtherCred},
+		{"an envFrom whose prefix keeps its variables off AWS_ passes", envFrom("prefix: CCM_, secretRef: {name: ccm-env}"), role, ""},
+		// The key pair in a Secret no request writes is also LEASH-WL-004.
+		{"an envFrom of a Secret of the manifests is judged by its keys: AWS_ACCESS_KEY_ID", envFrom("secretRef: {name: ccm-env}") + envSecret("AWS_ACCESS_KEY_ID: AKIAIOSFODNN7EXAMPLE"), role, idProfileOtherCred + ",LEASH-WL-004"},
+		{"an envFrom of a Secret of the manifests whose keys are no credential variable passes", envFrom("secretRef: {name: ccm-env}") + envSecret("LOG_LEVEL: debug"), role, ""},
 		{"a node role with one more statement", ccm, wider, idProfileNodeRole},
 		{"a node role not given", ccm, "", idProfileNodeRole},
 	}

@@ -263,12 +263,17 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	add := func(id string, sev analyze.Severity, at, msg, fix string) {
 		out = append(out, analyze.Finding{ID: id, Severity: sev, Policy: p.Source, Path: p.Path + at, Message: msg, Fix: fix})
 	}
-	if _, _, problem := NamedRequest(s, p); problem != nil {
+	n, named, problem := NamedRequest(s, p)
+	if problem != nil {
 		out = append(out, *problem)
 	}
 	creds := credentials(s, p)
 	if len(creds) == 0 {
 		return out
+	}
+	out = append(out, checkProfileValue(s, p)...)
+	if named && problem == nil {
+		out = append(out, checkCredentialsDir(p, n)...)
 	}
 	profile := MetadataProfile(s, p)
 	for _, c := range creds {
@@ -294,18 +299,14 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 			"remove hostNetwork: true")
 	}
 	mounts := mountedCredentials(p, creds)
-	for ci, c := range p.Spec.Containers {
-		env := map[string]string{}
-		for _, e := range c.Env {
-			env[e.Name] = e.Value
-		}
-		at := fmt.Sprintf(".containers[%d]", ci)
-		if !strings.EqualFold(env["AWS_EC2_METADATA_DISABLED"], "true") {
+	for _, c := range containers(p.Spec) {
+		at := c.at
+		if v, _ := envValue(c.Container, "AWS_EC2_METADATA_DISABLED"); !strings.EqualFold(v, "true") {
 			add("LEASH-WL-002", analyze.High, at+".env",
 				fmt.Sprintf("container %s does not set AWS_EC2_METADATA_DISABLED=true: if its credentials (file or variables) are missing or empty, the AWS SDK silently uses the node's instance role", c.Name),
 				"add env AWS_EC2_METADATA_DISABLED: \"true\"")
 		}
-		file, ok := envValue(c, "AWS_SHARED_CREDENTIALS_FILE")
+		file, ok := envValue(c.Container, "AWS_SHARED_CREDENTIALS_FILE")
 		if want := mounts[c.Name]; !want.empty() && (!ok || !want.holds(path.Clean(file))) {
 			add("LEASH-WL-003", analyze.High, at+".env",
 				fmt.Sprintf("container %s has AWS_SHARED_CREDENTIALS_FILE %q, not the credentials file of its mounted Secret (%s)", c.Name, file, want),
@@ -382,7 +383,7 @@ func (w credentialPaths) suggestion() string {
 // mounts of credential Secrets make visible.
 func mountedCredentials(p Pod, creds []credential) map[string]credentialPaths {
 	out := map[string]credentialPaths{}
-	for _, c := range p.Spec.Containers {
+	for _, c := range containers(p.Spec) {
 		w := out[c.Name]
 		for _, m := range c.VolumeMounts {
 			for _, v := range creds {
@@ -433,7 +434,7 @@ func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding 
 			if t == nil || !requestToken(p, v.Name, t, want, audience) {
 				continue
 			}
-			for _, c := range p.Spec.Containers {
+			for _, c := range containers(p.Spec) {
 				for _, m := range c.VolumeMounts {
 					if m.Name != v.Name {
 						continue
@@ -442,7 +443,7 @@ func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding 
 					if got := path.Join(m.MountPath, t.Path); got != want {
 						out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source,
 							Path:    fmt.Sprintf("%s.containers[%s].volumeMounts[%s]", p.Path, c.Name, m.Name),
-							Message: fmt.Sprintf("the projected token is at %s, but the credentials file names %s (spec.cloudTokenPath of %s/%s)", got, want, r.Namespace, r.Name),
+							Message: fmt.Sprintf("the projected token is at %s, but the credentials file names %s (spec.cloudTokenPath of %s)", got, want, requestLabel(p, r)),
 							Fix:     "mount the token so that its path is " + want + ", or set cloudTokenPath to " + got})
 					}
 				}
@@ -457,10 +458,21 @@ func checkToken(s *Set, p Pod, r *leashv1.CredentialsRequest) []analyze.Finding 
 	}
 	if !found {
 		out = append(out, analyze.Finding{ID: "LEASH-WL-005", Severity: analyze.High, Policy: p.Source, Path: p.Path + ".volumes",
-			Message: fmt.Sprintf("%s/%s uses STS, but the pod mounts no projected service account token for it: none at %s, in volume %s, or for audience %s", r.Namespace, r.Name, want, TokenVolume, audience),
+			Message: fmt.Sprintf("%s uses STS, but the pod mounts no projected service account token for it: none at %s, in volume %s, or for audience %s", requestLabel(p, r), want, TokenVolume, audience),
 			Fix:     fmt.Sprintf("add a projected volume with a serviceAccountToken (audience %s) mounted at %s", audience, want)})
 	}
 	return out
+}
+
+// requestLabel names request r in a message about pod p: by its name when
+// it is in the pod's namespace, else by the Secret it writes there, so that
+// a message (an admission refusal, which a dry-run create returns) names
+// only what the pod's author may see.
+func requestLabel(p Pod, r *leashv1.CredentialsRequest) string {
+	if r.Namespace == p.Namespace {
+		return fmt.Sprintf("CredentialsRequest %s/%s", r.Namespace, r.Name)
+	}
+	return fmt.Sprintf("the CredentialsRequest that writes Secret %s/%s", p.Namespace, r.Spec.SecretRef.Name)
 }
 
 // requestToken says whether a projected token of volume is the one an STS
@@ -473,7 +485,7 @@ func requestToken(p Pod, volume string, t *corev1.ServiceAccountTokenProjection,
 	if volume == TokenVolume || t.Audience == audience {
 		return true
 	}
-	for _, c := range p.Spec.Containers {
+	for _, c := range containers(p.Spec) {
 		for _, m := range c.VolumeMounts {
 			if m.Name == volume && path.Join(m.MountPath, t.Path) == want {
 				return true

@@ -438,6 +438,80 @@ func TestAdmission(t *testing.T) {
 		}
 	})
 
+	t.Run("an init container that sets AWS_EC2_METADATA_DISABLED=false is refused with LEASH-WL-002, as check workload says", func(t *testing.T) {
+		p := admissionPod("apps", "init-imds", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "app:1", Env: []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: "false"}}}}
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-002") || !strings.Contains(err.Error(), "container init") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-002 and container init", err)
+		}
+		if ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"), manifest(egressPolicy("apps"), "NetworkPolicy", "networking.k8s.io/v1")); strings.Join(ids, ",") != "LEASH-WL-002" {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-002", ids)
+		}
+	})
+
+	t.Run("a volume mounted at leash's credentials path is refused with LEASH-WL-003 naming the volume", func(t *testing.T) {
+		p := admissionPod("apps", "clash", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "cache", MountPath: admission.CredentialsDir}}
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-003") || !strings.Contains(err.Error(), "volume cache") {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-003 and volume cache", err)
+		}
+		if ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1"), manifest(egressPolicy("apps"), "NetworkPolicy", "networking.k8s.io/v1")); strings.Join(ids, ",") != "LEASH-WL-003" {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-003", ids)
+		}
+	})
+
+	t.Run("a leash.dev/imds value that names no profile is refused with LEASH-WL-013", func(t *testing.T) {
+		p := admissionPod("apps", "typo", map[string]string{workload.AnnotationCredentials: "key", workload.ProfileAnnotation: "metdata"})
+		err := cl.c.Create(ctx, p)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-013") || !strings.Contains(err.Error(), `"metadata"`) {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-013 and the accepted value", err)
+		}
+	})
+
+	t.Run("a dry-run create naming another namespace's request tells neither whether it exists nor its Secret", func(t *testing.T) {
+		refusal := func(request string) string {
+			p := admissionPod("apps", "probe", map[string]string{workload.AnnotationCredentials: request})
+			err := cl.c.Create(ctx, p, client.DryRunAll)
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-012") {
+				t.Fatalf("dry-run create naming %s: %v; want Forbidden naming LEASH-WL-012", request, err)
+			}
+			return strings.ReplaceAll(err.Error(), request, "REQUEST")
+		}
+		exists, missing := refusal("warned/key"), refusal("warned/gone")
+		if exists != missing || strings.Contains(exists, "warned/key-creds") {
+			t.Errorf("refusals differ, or name the Secret:\n%s\n%s", exists, missing)
+		}
+	})
+
+	t.Run("an ephemeral container added to a wired pod is judged as a container: refused when it enables IMDS, admitted when it disables it", func(t *testing.T) {
+		p := admissionPod("apps", "debugged", map[string]string{workload.AnnotationCredentials: "key"})
+		cl.create(t, p)
+		debug := func(name, imds string) error {
+			got := stored(t, p)
+			got.Spec.EphemeralContainers = append(got.Spec.EphemeralContainers, corev1.EphemeralContainer{TargetContainerName: "app",
+				EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: name, Image: "busybox", Env: []corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: imds}}}})
+			return cl.c.SubResource("ephemeralcontainers").Update(ctx, got)
+		}
+		if err := debug("debug", "false"); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-002") || !strings.Contains(err.Error(), "container debug") {
+			t.Fatalf("adding an ephemeral container with IMDS enabled: %v; want Forbidden naming LEASH-WL-002 and container debug", err)
+		}
+		if got := stored(t, p); len(got.Spec.EphemeralContainers) != 0 {
+			t.Errorf("the refused ephemeral container was stored: %+v", got.Spec.EphemeralContainers)
+		}
+		if err := debug("debug2", "true"); err != nil {
+			t.Fatalf("adding an ephemeral container that disables IMDS: %v", err)
+		}
+		// An update that adds nothing (a label) passes without the webhook.
+		got := stored(t, p)
+		got.Labels["tier"] = "web"
+		if err := cl.c.Update(ctx, got); err != nil {
+			t.Errorf("relabelling the wired pod: %v", err)
+		}
+	})
+
 	// Webhook down: the API server cannot reach it.
 	stop()
 	t.Run("while the webhook is down an enforce namespace refuses a pod naming a request", func(t *testing.T) {
