@@ -25,6 +25,17 @@ import (
 
 // otherNamespace is a request of team-b whose Secret is in team-b: a pod
 // of apps that names it must learn neither that it exists nor its Secret.
+// listedRequest names the ServiceAccounts whose pods use its credentials.
+const listedRequest = `---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: listed, namespace: apps}
+spec:
+  secretRef: {name: listed-credentials, namespace: apps}
+  serviceAccountNames: [ccm]
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["s3:*"], resource: "*"}]}
+`
+
 const otherNamespace = `---
 apiVersion: cloudcredential.openshift.io/v1
 kind: CredentialsRequest
@@ -65,6 +76,11 @@ func testHooks(t *testing.T, manifests string) *hooks {
 
 // podNamed is a pod of apps with one init and one regular container that
 // names request (none when empty); edit changes it further.
+// runAs sets the pod's ServiceAccount.
+func runAs(sa string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Spec.ServiceAccountName = sa }
+}
+
 func podNamed(request string, edit ...func(*corev1.Pod)) *corev1.Pod {
 	p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "apps", Labels: map[string]string{"app": "app"}},
@@ -185,7 +201,7 @@ func (w verdict) check(t *testing.T, resp admission.Response) {
 // TestMutate pins the mutating webhook's answers: AdmissionReview in, the
 // verdict, its message and its JSON patch out.
 func TestMutate(t *testing.T) {
-	h := testHooks(t, setRequests+otherNamespace)
+	h := testHooks(t, setRequests+otherNamespace+listedRequest)
 	wiredPatches := []string{
 		"add /metadata/annotations/leash.dev~1credentials-injected",
 		"add /spec/volumes",
@@ -209,6 +225,10 @@ func TestMutate(t *testing.T) {
 			create(t, podNamed("team-b/private")), verdict{says: []string{"LEASH-WL-012", "is not a request whose Secret is in the pod's namespace apps"}, neverSays: "private-key"}},
 		{"a pod naming a missing request of another namespace is refused in the same words",
 			create(t, podNamed("team-b/gone")), verdict{says: []string{"LEASH-WL-012", "is not a request whose Secret is in the pod's namespace apps"}}},
+		{"a pod of a ServiceAccount the request does not list is refused, and gets no key",
+			create(t, podNamed("listed", runAs("other"))), verdict{says: []string{"LEASH-WL-012", `does not list the pod's ServiceAccount "other"`, "add other to spec.serviceAccountNames of apps/listed"}}},
+		{"a pod of a ServiceAccount the request lists is wired",
+			create(t, podNamed("listed", runAs("ccm"))), verdict{allowed: true, patchesUnchecked: true}},
 		{"a variable the pod sets otherwise is kept, and a warning names it",
 			create(t, podNamed("app", setEnv(0, imds("false")))), verdict{allowed: true, warns: []string{"app/AWS_EC2_METADATA_DISABLED"}, patchesUnchecked: true}},
 		{"a variable set twice is judged by its last entry, as the kubelet sets it: kept and named",

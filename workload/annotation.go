@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,24 @@ func NamedRequest(s *Set, p Pod) (n Named, ok bool, problem *analyze.Finding) {
 			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, whose Secret %s/%s is not in the pod's namespace %s: a pod can mount only a Secret of its own namespace", AnnotationCredentials, n.On, ns, name, ref.Namespace, ref.Name, p.Namespace),
 			fmt.Sprintf("set spec.secretRef.namespace of %s/%s to %s, or name a request whose Secret is in %s", ns, name, p.Namespace, p.Namespace))
 	}
+	if sas := n.Request.Spec.ServiceAccountNames; len(sas) > 0 && !slices.Contains(sas, podServiceAccount(p)) {
+		// The request says which ServiceAccounts use its credentials (and an
+		// STS role leash makes trusts exactly those): another pod of the
+		// namespace that names it would take a key meant for them.
+		return n, true, finding(
+			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, whose spec.serviceAccountNames (%s) does not list the pod's ServiceAccount %q: its credentials are for those ServiceAccounts' pods only", AnnotationCredentials, n.On, ns, name, strings.Join(sas, ", "), podServiceAccount(p)),
+			fmt.Sprintf("run the pod as one of %s (spec.serviceAccountName), or add %s to spec.serviceAccountNames of %s/%s", strings.Join(sas, ", "), podServiceAccount(p), ns, name))
+	}
 	return n, true, nil
+}
+
+// podServiceAccount is the name of the pod's ServiceAccount, "default"
+// when the spec names none.
+func podServiceAccount(p Pod) string {
+	if p.Spec.ServiceAccountName == "" {
+		return "default"
+	}
+	return p.Spec.ServiceAccountName
 }
 
 // ReceivesLeash says whether a leash credential reaches the pod: it names
@@ -128,10 +146,7 @@ func (s *Set) ServiceAccountOf(p Pod) *corev1.ServiceAccount { return serviceAcc
 
 // serviceAccount is the pod's ServiceAccount when the Set holds it.
 func serviceAccount(s *Set, p Pod) *corev1.ServiceAccount {
-	name := p.Spec.ServiceAccountName
-	if name == "" {
-		name = "default"
-	}
+	name := podServiceAccount(p)
 	for i, a := range s.ServiceAccounts {
 		if a.Namespace == p.Namespace && a.Name == name {
 			return &s.ServiceAccounts[i]

@@ -56,6 +56,17 @@ func TestNamedRequest(t *testing.T) {
 	// its Secret's name.
 	strayed := strings.Replace(strings.Replace(requestsYAML[strings.Index(requestsYAML, "---\napiVersion: cloudcredential.openshift.io/v1\nkind: CredentialsRequest\nmetadata: {name: local"):strings.LastIndex(requestsYAML, "---")],
 		"name: local", "name: strayed", 1), "{name: local-credentials, namespace: apps}", "{name: strayed-credentials, namespace: elsewhere}", 1)
+	// listed is a request of the pod's namespace that names the
+	// ServiceAccounts whose pods use it, as OpenShift's field means.
+	listed := `---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: listed, namespace: apps}
+spec:
+  secretRef: {name: listed-credentials, namespace: apps}
+  serviceAccountNames: [web, worker]
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["s3:GetObject"], resource: "*"}]}
+`
 	saWith := func(v string) string {
 		return "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: apps, annotations: {leash.dev/credentials: " + v + "}}\n"
 	}
@@ -79,6 +90,12 @@ func TestNamedRequest(t *testing.T) {
 		{"the pod's annotation wins over its ServiceAccount's", annotatedPod("{leash.dev/credentials: local}", "web") + saWith("gone"), true, "apps/local", ""},
 		{"another ServiceAccount's annotation does not count", annotatedPod("{}", "other") + saWith("local"), false, "", ""},
 		{"no annotation names nothing", annotatedPod("{}", "web"), false, "", ""},
+		{"a pod of a ServiceAccount the request lists is wired", annotatedPod("{leash.dev/credentials: listed}", "worker") + listed, true, "apps/listed", ""},
+		{"a pod of a ServiceAccount the request does not list is refused, naming the ones it lists", annotatedPod("{leash.dev/credentials: listed}", "other") + listed, true, "apps/listed",
+			`spec.serviceAccountNames (web, worker) does not list the pod's ServiceAccount "other"`},
+		{"a pod with no ServiceAccount runs as default, which the request does not list", annotatedPod("{leash.dev/credentials: listed}", `""`) + listed, true, "apps/listed",
+			`does not list the pod's ServiceAccount "default"`},
+		{"a request that lists no ServiceAccount takes any pod of its namespace", annotatedPod("{leash.dev/credentials: local}", "other"), true, "apps/local", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
