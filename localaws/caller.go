@@ -16,6 +16,12 @@ func (s *Server) resolveCaller(c *call) error {
 	if err != nil {
 		return err
 	}
+	if cred.Status != store.Active || s.cfg.Now().Before(cred.NotBefore) {
+		// The signature was checked against the key before this
+		// transaction; a key deactivated since (a revocation racing the
+		// key's holder) acts no more, and issues no session.
+		return store.InvalidClientToken()
+	}
 	account := tx.Account().ID
 	var (
 		key   string
