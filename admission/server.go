@@ -35,8 +35,10 @@ type hooks struct {
 }
 
 // mutate wires a pod that names a request (Wire); it refuses one whose
-// annotation names no usable request (LEASH-WL-012), since the pod would
-// start without its credentials and fall back to the node's role.
+// annotation names no usable request (LEASH-WL-012), or containers to wire
+// it does not have (LEASH-WL-014), since the pod (or the container meant
+// to hold them) would start without its credentials and fall back to the
+// node's role.
 func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Response {
 	defer h.timed(PathMutate, time.Now())
 	if req.Operation != admissionv1.Create {
@@ -55,6 +57,9 @@ func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Res
 	n, ok, problem := workload.NamedRequest(s, p)
 	if !ok {
 		return admission.Allowed("")
+	}
+	if _, f := workload.WiredContainers(p); problem == nil {
+		problem = f
 	}
 	if problem != nil {
 		h.logRefusal(ctx, PathMutate, p, []string{problem.ID})

@@ -140,6 +140,15 @@ func setInitEnv(env ...corev1.EnvVar) func(*corev1.Pod) {
 	return func(p *corev1.Pod) { p.Spec.InitContainers[0].Env = append(p.Spec.InitContainers[0].Env, env...) }
 }
 
+// wires names the containers to wire (annotation
+// leash.dev/credentials-containers).
+func wires(names string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Annotations[workload.AnnotationCredentialsContainers] = names }
+}
+
+// withSidecar adds a regular container, sidecar, after the pod's own.
+func withSidecar(p *corev1.Pod) { p.Spec.Containers = append(p.Spec.Containers, container("sidecar")) }
+
 func imds(v string) corev1.EnvVar { return corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: v} }
 
 // verdict is what a test wants of a response: allowed or not, the HTTP
@@ -225,6 +234,25 @@ func TestMutate(t *testing.T) {
 			create(t, podNamed("team-b/private")), verdict{says: []string{"LEASH-WL-012", "is not a request whose Secret is in the pod's namespace apps"}, neverSays: "private-key"}},
 		{"a pod naming a missing request of another namespace is refused in the same words",
 			create(t, podNamed("team-b/gone")), verdict{says: []string{"LEASH-WL-012", "is not a request whose Secret is in the pod's namespace apps"}}},
+		{"a pod that names the containers to wire gets the mount and the variables in those alone",
+			create(t, podNamed("app", withSidecar, wires("app"))), verdict{allowed: true, patches: []string{
+				"add /metadata/annotations/leash.dev~1credentials-injected",
+				"add /spec/volumes",
+				"add /spec/containers/0/env",
+				"add /spec/containers/0/volumeMounts",
+			}}},
+		{"an init container may be named, beside a regular one",
+			create(t, podNamed("app", withSidecar, wires("init, sidecar"))), verdict{allowed: true, patches: []string{
+				"add /metadata/annotations/leash.dev~1credentials-injected",
+				"add /spec/volumes",
+				"add /spec/initContainers/0/env",
+				"add /spec/initContainers/0/volumeMounts",
+				"add /spec/containers/1/env",
+				"add /spec/containers/1/volumeMounts",
+			}}},
+		{"a pod that names a container it does not have is refused with LEASH-WL-014, naming the pod's containers, and gets no key",
+			create(t, podNamed("app", withSidecar, wires("app,side-car"))),
+			verdict{says: []string{"LEASH-WL-014", `names "side-car", which the pod does not have (its init and regular containers: init, app, sidecar)`, "or remove the annotation to wire every container"}}},
 		{"a pod of a ServiceAccount the request does not list is refused, and gets no key",
 			create(t, podNamed("listed", runAs("other"))), verdict{says: []string{"LEASH-WL-012", `does not list the pod's ServiceAccount "other"`, "add other to spec.serviceAccountNames of apps/listed"}}},
 		{"a pod of a ServiceAccount the request lists is wired",
@@ -292,6 +320,20 @@ func TestValidate(t *testing.T) {
 	}{
 		{"a pod that receives no leash credential is admitted without warnings", create(t, podNamed("")), false, verdict{allowed: true}},
 		{"the pod as the mutating webhook wires it is admitted without warnings", create(t, named), false, verdict{allowed: true}},
+		{"a sidecar the pod leaves unwired is not asked for leash's variables: admitted without warnings",
+			create(t, wired(t, podNamed("app", withSidecar, wires("app")))), false, verdict{allowed: true}},
+		{"a sidecar left unwired that mounts the credentials Secret receives them: refused with LEASH-WL-002 and LEASH-WL-003",
+			create(t, func() *corev1.Pod {
+				p := wired(t, podNamed("app", withSidecar, wires("app")))
+				p.Spec.Containers[1].VolumeMounts = []corev1.VolumeMount{{Name: CredentialsVolume, MountPath: "/etc/aws"}}
+				return p
+			}()), false,
+			verdict{says: []string{"LEASH-WL-002", "container sidecar does not set AWS_EC2_METADATA_DISABLED=true", "LEASH-WL-003", "container sidecar has AWS_SHARED_CREDENTIALS_FILE"}}},
+		{"a sidecar left unwired that points AWS_SHARED_CREDENTIALS_FILE at leash's file is refused with LEASH-WL-002",
+			create(t, wired(t, podNamed("app", withSidecar, wires("app"), setEnv(1, corev1.EnvVar{Name: "AWS_SHARED_CREDENTIALS_FILE", Value: CredentialsDir + "/credentials"})))), false,
+			verdict{says: []string{"LEASH-WL-002", "container sidecar"}}},
+		{"a pod that names a container it does not have is refused with LEASH-WL-014",
+			create(t, podNamed("app", wires("sidecar"))), false, verdict{says: []string{"LEASH-WL-014", `names "sidecar"`}}},
 		{"an init container that enables IMDS is refused with LEASH-WL-002, as a container is",
 			create(t, wired(t, podNamed("app", setInitEnv(imds("false"))))), false,
 			verdict{says: []string{"LEASH-WL-002", "container init does not set AWS_EC2_METADATA_DISABLED=true"}}},

@@ -51,17 +51,24 @@ type Pod struct {
 }
 
 // Wire returns the pod wired to req's Secret, and what it left as the pod
-// set it (container/NAME). It adds, in every container and init container
-// that lacks them, the Secret's volume mounted read-only at CredentialsDir,
-// AWS_SHARED_CREDENTIALS_FILE, AWS_EC2_METADATA_DISABLED=true (not under
-// the metadata profile, declared on the pod or in saAnnotations, the
-// annotations of its ServiceAccount) and AWS_STS_REGIONAL_ENDPOINTS=regional;
-// for a request in STS mode, the projected token its credentials file
-// names. A volume the pod already has for the Secret (or the token) is
-// reused rather than doubled, and a variable or mount the pod sets
-// otherwise is kept and listed, so that validation judges the pod as it
-// is. Wiring a wired pod changes nothing. p is not modified.
+// set it (container/NAME). It adds, in each container and init container
+// it wires (those annotation leash.dev/credentials-containers names, else
+// every one) that lacks them, the Secret's volume mounted read-only at
+// CredentialsDir, AWS_SHARED_CREDENTIALS_FILE, AWS_EC2_METADATA_DISABLED=true
+// (not under the metadata profile, declared on the pod or in
+// saAnnotations, the annotations of its ServiceAccount) and
+// AWS_STS_REGIONAL_ENDPOINTS=regional; for a request in STS mode, the
+// projected token its credentials file names. A volume the pod already has
+// for the Secret (or the token) is reused rather than doubled, and a
+// variable or mount the pod sets otherwise is kept and listed, so that
+// validation judges the pod as it is. Wiring a wired pod changes nothing.
+// p is not modified. An annotation that names a container the pod does not
+// have is an error (LEASH-WL-014).
 func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsRequest, o Wiring) (Pod, []string, error) {
+	wires, f := workload.WiredContainers(workload.Pod{Annotations: p.Annotations, Spec: p.Spec, Path: "spec"})
+	if f != nil {
+		return Pod{}, nil, fmt.Errorf("%s: %s; fix: %s", f.ID, f.Message, f.Fix)
+	}
 	spec, err := reqmode.Spec(req)
 	if errors.Is(err, reqmode.ErrNotAWS) {
 		return Pod{}, nil, fmt.Errorf("CredentialsRequest %s/%s is not for AWS (its providerSpec is another cloud's): leash writes no Secret for it; name an AWS request in annotation %s", req.Namespace, req.Name, workload.AnnotationCredentials)
@@ -105,11 +112,15 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 		}
 		mounts = append(mounts, corev1.VolumeMount{Name: tvol, MountPath: path.Dir(tokenPath), ReadOnly: true})
 	}
-	for i := range w.pod.Spec.InitContainers {
-		w.container(&w.pod.Spec.InitContainers[i], mounts, env)
+	for i, c := range w.pod.Spec.InitContainers {
+		if wires.Has(c.Name) {
+			w.container(&w.pod.Spec.InitContainers[i], mounts, env)
+		}
 	}
-	for i := range w.pod.Spec.Containers {
-		w.container(&w.pod.Spec.Containers[i], mounts, env)
+	for i, c := range w.pod.Spec.Containers {
+		if wires.Has(c.Name) {
+			w.container(&w.pod.Spec.Containers[i], mounts, env)
+		}
 	}
 	if w.pod.Annotations == nil {
 		w.pod.Annotations = map[string]string{}

@@ -11,6 +11,9 @@ import (
 type podContainer struct {
 	corev1.Container
 	at string
+	// ephemeral is set for an ephemeral container, which admission never
+	// wires.
+	ephemeral bool
 }
 
 // containers are every container of the pod that can receive its
@@ -22,13 +25,13 @@ type podContainer struct {
 func containers(spec corev1.PodSpec) []podContainer {
 	out := make([]podContainer, 0, len(spec.InitContainers)+len(spec.Containers)+len(spec.EphemeralContainers))
 	for i, c := range spec.InitContainers {
-		out = append(out, podContainer{c, fmt.Sprintf(".initContainers[%d]", i)})
+		out = append(out, podContainer{Container: c, at: fmt.Sprintf(".initContainers[%d]", i)})
 	}
 	for i, c := range spec.Containers {
-		out = append(out, podContainer{c, fmt.Sprintf(".containers[%d]", i)})
+		out = append(out, podContainer{Container: c, at: fmt.Sprintf(".containers[%d]", i)})
 	}
 	for i, c := range spec.EphemeralContainers {
-		out = append(out, podContainer{corev1.Container(c.EphemeralContainerCommon), fmt.Sprintf(".ephemeralContainers[%d]", i)})
+		out = append(out, podContainer{Container: corev1.Container(c.EphemeralContainerCommon), at: fmt.Sprintf(".ephemeralContainers[%d]", i), ephemeral: true})
 	}
 	return out
 }

@@ -14,14 +14,14 @@ import (
 const CredentialsDir = "/var/run/secrets/leash.dev/credentials"
 
 // checkCredentialsDir reports, for a pod that names a request (n), each
-// container that mounts another volume at CredentialsDir or inside it
-// (LEASH-WL-003): admission keeps the pod's own mount there and adds none,
-// so the container reads that volume where its credentials file should be,
-// and starts without its credentials.
-func checkCredentialsDir(p Pod, n Named) []analyze.Finding {
+// of its judged containers that mounts another volume at CredentialsDir or
+// inside it (LEASH-WL-003): admission keeps the pod's own mount there and
+// adds none, so the container reads that volume where its credentials file
+// should be, and starts without its credentials.
+func checkCredentialsDir(p Pod, n Named, judged []podContainer) []analyze.Finding {
 	var out []analyze.Finding
 	secret := n.Request.Spec.SecretRef.Name
-	for _, c := range containers(p.Spec) {
+	for _, c := range judged {
 		for mi, m := range c.VolumeMounts {
 			if !within(path.Clean(m.MountPath), CredentialsDir) || holdsSecret(p.Spec.Volumes, m.Name, secret) {
 				continue

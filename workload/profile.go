@@ -144,7 +144,7 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 		}
 	}
 	mounts := mountedCredentials(p, creds)
-	for _, c := range containers(p.Spec) {
+	for _, c := range judged(p, creds) {
 		at := c.at
 		file, ok := envValue(c.Container, "AWS_SHARED_CREDENTIALS_FILE")
 		if want := mounts[c.Name]; want.empty() || !ok || !want.holds(path.Clean(file)) {

@@ -267,13 +267,16 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	if problem != nil {
 		out = append(out, *problem)
 	}
+	if _, f := WiredContainers(p); named && f != nil {
+		out = append(out, *f)
+	}
 	creds := credentials(s, p)
 	if len(creds) == 0 {
 		return out
 	}
 	out = append(out, checkProfileValue(s, p)...)
 	if named && problem == nil {
-		out = append(out, checkCredentialsDir(p, n)...)
+		out = append(out, checkCredentialsDir(p, n, judged(p, creds))...)
 	}
 	profile := MetadataProfile(s, p)
 	for _, c := range creds {
@@ -299,7 +302,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 			"remove hostNetwork: true")
 	}
 	mounts := mountedCredentials(p, creds)
-	for _, c := range containers(p.Spec) {
+	for _, c := range judged(p, creds) {
 		at := c.at
 		if v, _ := envValue(c.Container, "AWS_EC2_METADATA_DISABLED"); !strings.EqualFold(v, "true") {
 			add("LEASH-WL-002", analyze.High, at+".env",

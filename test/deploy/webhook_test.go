@@ -50,9 +50,25 @@ var failurePolicies = map[string]map[string]string{
 	},
 }
 
+// requiredPolicies is failurePolicies for a pod labelled
+// leash.dev/credentials-required=true (admission.LabelCredentialsRequired):
+// it fails closed in every namespace the webhooks are called for, and is
+// mutated once, by required.pods.leash.dev or enforce.pods.leash.dev.
+var requiredPolicies = map[string]map[string]string{
+	"MutatingWebhookConfiguration": {
+		"enforce": "enforce.pods.leash.dev Fail",
+		"warn":    "required.pods.leash.dev Fail",
+		"":        "required.pods.leash.dev Fail",
+		"other":   "required.pods.leash.dev Fail",
+		"off":     "",
+	},
+	"ValidatingWebhookConfiguration": failurePolicies["ValidatingWebhookConfiguration"],
+}
+
 // webhookCalls lists "name failurePolicy" of the webhooks whose namespace
-// selector matches a namespace with these labels.
-func webhookCalls(t *testing.T, names []string, selectors []*metav1.LabelSelector, policies []*admissionregistrationv1.FailurePolicyType, nsLabels map[string]string) string {
+// selector matches a namespace with nsLabels and whose object selector (nil:
+// every object) matches a pod with podLabels.
+func webhookCalls(t *testing.T, names []string, selectors, objSelectors []*metav1.LabelSelector, policies []*admissionregistrationv1.FailurePolicyType, nsLabels, podLabels map[string]string) string {
 	t.Helper()
 	var out []string
 	for i, sel := range selectors {
@@ -60,7 +76,14 @@ func webhookCalls(t *testing.T, names []string, selectors []*metav1.LabelSelecto
 		if err != nil {
 			t.Fatalf("webhook %s: namespaceSelector: %v", names[i], err)
 		}
-		if s.Matches(labels.Set(nsLabels)) {
+		o, err := metav1.LabelSelectorAsSelector(objSelectors[i])
+		if err != nil {
+			t.Fatalf("webhook %s: objectSelector: %v", names[i], err)
+		}
+		if objSelectors[i] == nil {
+			o = labels.Everything()
+		}
+		if s.Matches(labels.Set(nsLabels)) && o.Matches(labels.Set(podLabels)) {
 			out = append(out, fmt.Sprintf("%s %s", names[i], *policies[i]))
 		}
 	}
@@ -91,14 +114,17 @@ func checkWebhooks(t *testing.T, objs map[string]*unstructured.Unstructured) {
 	type hook struct {
 		kind, name, path string
 		cc               admissionregistrationv1.WebhookClientConfig
-		sel              *metav1.LabelSelector
+		sel, objSel      *metav1.LabelSelector
 		fp               *admissionregistrationv1.FailurePolicyType
 		se               *admissionregistrationv1.SideEffectClass
 		timeout          *int32
 	}
 	var hooks []hook
 	for _, w := range m.Webhooks {
-		hooks = append(hooks, hook{"MutatingWebhookConfiguration", w.Name, "", w.ClientConfig, w.NamespaceSelector, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds})
+		hooks = append(hooks, hook{"MutatingWebhookConfiguration", w.Name, "", w.ClientConfig, w.NamespaceSelector, w.ObjectSelector, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds})
+		if s := w.ClientConfig.Service; s == nil || s.Path == nil || *s.Path != admission.PathMutate {
+			t.Errorf("mutating webhook %s calls %+v; want path %s", w.Name, s, admission.PathMutate)
+		}
 		if w.ReinvocationPolicy == nil || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
 			t.Errorf("mutating webhook %s: reinvocationPolicy %v; want IfNeeded", w.Name, w.ReinvocationPolicy)
 		}
@@ -110,7 +136,7 @@ func checkWebhooks(t *testing.T, objs map[string]*unstructured.Unstructured) {
 			checkRequestWebhook(t, w, svc)
 			continue
 		}
-		hooks = append(hooks, hook{"ValidatingWebhookConfiguration", w.Name, "", w.ClientConfig, w.NamespaceSelector, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds})
+		hooks = append(hooks, hook{"ValidatingWebhookConfiguration", w.Name, "", w.ClientConfig, w.NamespaceSelector, w.ObjectSelector, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds})
 	}
 	if requestHooks != 1 {
 		t.Errorf("ValidatingWebhookConfiguration has %d webhooks %s; want 1", requestHooks, requestWebhook)
@@ -131,22 +157,30 @@ func checkWebhooks(t *testing.T, objs map[string]*unstructured.Unstructured) {
 			t.Errorf("%s %s calls the webhook for pods in %s (%v): the operator could not restart while its webhook is down", h.kind, h.name, namespace, err)
 		}
 	}
-	for kind, table := range failurePolicies {
-		var names []string
-		var sels []*metav1.LabelSelector
-		var fps []*admissionregistrationv1.FailurePolicyType
-		for _, h := range hooks {
-			if h.kind == kind {
-				names, sels, fps = append(names, h.name), append(sels, h.sel), append(fps, h.fp)
+	for _, pod := range []struct {
+		labels map[string]string
+		tables map[string]map[string]string
+	}{
+		{map[string]string{"app": "web"}, failurePolicies},
+		{map[string]string{"app": "web", admission.LabelCredentialsRequired: "true"}, requiredPolicies},
+	} {
+		for kind, table := range pod.tables {
+			var names []string
+			var sels, objSels []*metav1.LabelSelector
+			var fps []*admissionregistrationv1.FailurePolicyType
+			for _, h := range hooks {
+				if h.kind == kind {
+					names, sels, objSels, fps = append(names, h.name), append(sels, h.sel), append(objSels, h.objSel), append(fps, h.fp)
+				}
 			}
-		}
-		for label, want := range table {
-			nsLabels := map[string]string{"kubernetes.io/metadata.name": "team-a"}
-			if label != "" {
-				nsLabels["leash.dev/admission"] = label
-			}
-			if got := webhookCalls(t, names, sels, fps, nsLabels); got != want {
-				t.Errorf("%s, namespace labelled leash.dev/admission=%q: calls %q; want %q", kind, label, got, want)
+			for label, want := range table {
+				nsLabels := map[string]string{"kubernetes.io/metadata.name": "team-a"}
+				if label != "" {
+					nsLabels["leash.dev/admission"] = label
+				}
+				if got := webhookCalls(t, names, sels, objSels, fps, nsLabels, pod.labels); got != want {
+					t.Errorf("%s, namespace labelled leash.dev/admission=%q, pod labelled %v: calls %q; want %q", kind, label, pod.labels, got, want)
+				}
 			}
 		}
 	}

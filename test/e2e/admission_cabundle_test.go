@@ -271,7 +271,7 @@ func webhookConfigurations(ctx context.Context, t *testing.T, c client.Client) (
 }
 
 // bundlesAre says whether both configurations exist and every one of
-// deploy/webhook.yaml's six webhooks carries bundle.
+// deploy/webhook.yaml's seven webhooks carries bundle.
 func bundlesAre(ctx context.Context, t *testing.T, c client.Client, bundle []byte) bool {
 	t.Helper()
 	var all [][]byte
@@ -281,8 +281,8 @@ func bundlesAre(ctx context.Context, t *testing.T, c client.Client, bundle []byt
 		}
 		all = append(all, caBundles(obj)...)
 	}
-	if len(all) != 6 {
-		t.Fatalf("%d webhooks; want deploy/webhook.yaml's 6", len(all))
+	if len(all) != 7 {
+		t.Fatalf("%d webhooks; want deploy/webhook.yaml's 7", len(all))
 	}
 	for _, b := range all {
 		if !bytes.Equal(b, bundle) {

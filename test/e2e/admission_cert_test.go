@@ -296,8 +296,8 @@ func certBundles(ctx context.Context, t *testing.T, c client.Client) ([]byte, []
 		for _, w := range v.Webhooks {
 			bundles = append(bundles, w.ClientConfig.CABundle)
 		}
-		if len(bundles) != 6 {
-			t.Fatalf("%d webhooks; want deploy/webhook.yaml's 6", len(bundles))
+		if len(bundles) != 7 {
+			t.Fatalf("%d webhooks; want deploy/webhook.yaml's 7", len(bundles))
 		}
 		same := true
 		for _, b := range bundles[1:] {

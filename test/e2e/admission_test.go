@@ -186,8 +186,9 @@ func manifest[T client.Object](o T, kind, apiVersion string) T {
 // server that calls it through deploy/webhook.yaml: a pod naming its
 // request is stored wired, one that could reach the node's role is refused
 // with the finding of leash check workload, other pods are untouched, and
-// while the webhook is down the namespaces fail closed or open as
-// docs/admission.md says.
+// while the webhook is down the namespaces (and pods labelled
+// leash.dev/credentials-required) fail closed or open as docs/admission.md
+// says.
 func TestAdmission(t *testing.T) {
 	cl := newCluster(t, clusterOptions{webhooks: true})
 	ctx := context.Background()
@@ -293,6 +294,42 @@ func TestAdmission(t *testing.T) {
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-011") || !strings.Contains(err.Error(), "--node-role-policy") || strings.Contains(err.Error(), "LEASH-WL-001") {
 			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-011 and --node-role-policy, and not LEASH-WL-001", err)
 		}
+	})
+
+	t.Run("a pod naming its containers with leash.dev/credentials-containers is wired in those alone: the sidecar gets neither mount nor variables", func(t *testing.T) {
+		p := admissionPod("apps", "sidecar", map[string]string{workload.AnnotationCredentials: "key", workload.AnnotationCredentialsContainers: "app"})
+		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "liveness-probe", Image: "probe:1"})
+		cl.create(t, p)
+		got := stored(t, p)
+		wantWired(t, got, "apps", "key", "key-creds")
+		side := got.Spec.Containers[1]
+		if len(side.Env) != 0 {
+			t.Errorf("sidecar %s env %+v; want none", side.Name, side.Env)
+		}
+		for _, m := range side.VolumeMounts {
+			if m.Name == admission.CredentialsVolume || m.MountPath == admission.CredentialsDir {
+				t.Errorf("sidecar %s mounts %+v; want no mount of the credentials", side.Name, m)
+			}
+		}
+		checksClean(t, got)
+	})
+
+	t.Run("a container name the pod does not have is refused with LEASH-WL-014 naming its containers, as check workload says", func(t *testing.T) {
+		p := admissionPod("apps", "misnamed", map[string]string{workload.AnnotationCredentials: "key", workload.AnnotationCredentialsContainers: "ap"})
+		err := cl.c.Create(ctx, p.DeepCopy())
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LEASH-WL-014") || !strings.Contains(err.Error(), `names "ap", which the pod does not have (its init and regular containers: app)`) {
+			t.Fatalf("create: %v; want Forbidden naming LEASH-WL-014 and the pod's container app", err)
+		}
+		if ids := checkWorkload(t, manifest(p, "Pod", "v1"), manifest(key.DeepCopy(), "CredentialsRequest", "cloudcredential.openshift.io/v1")); strings.Join(ids, ",") != "LEASH-WL-014" {
+			t.Errorf("leash check workload on the refused pod: %v, want LEASH-WL-014", ids)
+		}
+	})
+
+	t.Run("a pod labelled leash.dev/credentials-required is wired while the webhook answers", func(t *testing.T) {
+		p := admissionPod("apps", "required", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Labels[admission.LabelCredentialsRequired] = "true"
+		cl.create(t, p)
+		wantWired(t, stored(t, p), "apps", "key", "key-creds")
 	})
 
 	t.Run("a pod whose ServiceAccount names the request is wired the same", func(t *testing.T) {
@@ -524,6 +561,21 @@ func TestAdmission(t *testing.T) {
 		}
 		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 			t.Errorf("the refused pod was stored (%v)", err)
+		}
+	})
+	t.Run("while the webhook is down an unlabelled namespace refuses a pod labelled leash.dev/credentials-required, and admits an unlabelled one", func(t *testing.T) {
+		p := admissionPod("apps", "required-down", map[string]string{workload.AnnotationCredentials: "key"})
+		p.Labels[admission.LabelCredentialsRequired] = "true"
+		err := cl.c.Create(ctx, p)
+		if err == nil || !strings.Contains(err.Error(), `failed calling webhook "`+admission.WebhookRequired+`"`) || !strings.Contains(err.Error(), "/mutate") {
+			t.Fatalf("create: %v; want a refusal from failurePolicy Fail of the mutating %s", err, admission.WebhookRequired)
+		}
+		if err := cl.c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the refused pod was stored (%v)", err)
+		}
+		plain := admissionPod("apps", "unlabelled-down", map[string]string{workload.AnnotationCredentials: "key"})
+		if err := cl.c.Create(ctx, plain); err != nil {
+			t.Fatalf("create of the unlabelled pod: %v; want it admitted (failurePolicy Ignore)", err)
 		}
 	})
 	t.Run("while the webhook is down an unlabelled namespace admits a pod naming a request, unmutated", func(t *testing.T) {
