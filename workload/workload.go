@@ -278,14 +278,12 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	profile := MetadataProfile(s, p)
 	for _, c := range creds {
 		if c.secret != "" && c.req == nil {
-			add("LEASH-WL-004", analyze.High, c.at,
-				fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what),
-				"add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef")
+			add("LEASH-WL-004", analyze.High, c.at, unwrittenMessage(c), unwrittenFix(c))
 		}
 		if c.optional && !profile {
 			add(idOptional, analyze.High, c.at+".optional",
 				fmt.Sprintf("%s is optional: when the Secret is absent the pod starts without its credentials and the AWS SDK silently falls back to the node's instance role (IMDS)", c.what),
-				"remove optional: true, so that the pod does not start until its credentials exist")
+				optionalFix(c))
 		}
 	}
 	if profile {
@@ -340,6 +338,45 @@ func checkTokens(s *Set, p Pod, creds []credential) []analyze.Finding {
 		out = append(out, checkToken(s, p, c.req)...)
 	}
 	return out
+}
+
+// unwrittenMessage is LEASH-WL-004's message for credentials c from a
+// Secret no request writes. Variables are named for what they do: the AWS
+// SDK reads AWS_ACCESS_KEY_ID and the like before any credentials file
+// (https://docs.aws.amazon.com/sdkref/latest/guide/standardized-credentials.html),
+// so they take the place of the file leash wires.
+func unwrittenMessage(c credential) string {
+	msg := fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what)
+	if c.drop != "" {
+		msg += ": the AWS SDK reads credential variables before the credentials file leash wires, so these would take its place"
+	}
+	return msg
+}
+
+// unwrittenFix is LEASH-WL-004's fix: for a variable, remove it (leash's
+// credentials file is the pod's credentials; adding a request for the
+// Secret would leave two sources of keys); for a volume, the request that
+// writes the Secret.
+func unwrittenFix(c credential) string {
+	if c.drop != "" {
+		return c.drop + " (the pod's credentials are the file of its CredentialsRequest's Secret)"
+	}
+	return "add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef"
+}
+
+// optionalFix is LEASH-WL-007's fix. A Secret a request writes will exist:
+// make it required. One no request writes never will, and a required one
+// would keep the pod from starting: a variable of it is removed, a volume
+// of it replaced by the request's.
+func optionalFix(c credential) string {
+	switch {
+	case c.req != nil:
+		return "remove optional: true, so that the pod does not start until its credentials exist"
+	case c.drop != "":
+		return c.drop + ": no CredentialsRequest writes the Secret, so that, required, the pod would never start (its credentials are the file of its CredentialsRequest's Secret)"
+	default:
+		return fmt.Sprintf("add the CredentialsRequest that writes Secret %s and remove optional: true, or remove the volume and its mounts", c.secret)
+	}
 }
 
 // idOptional is the finding of a credential Secret marked optional.

@@ -1,0 +1,343 @@
+package admission
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"leash.dev/leash/analyze"
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/workload"
+)
+
+// controllersDir holds real controllers' manifests, unchanged, with the
+// overlay and the request a platform engineer adds (its README).
+const controllersDir = "../test/e2e/testdata/controllers"
+
+// controllerManifests are the manifests of one folder of controllersDir:
+// each upstream object patched by the overlay's patch of its kind and
+// name (a strategic merge patch, as kustomize applies it), and the
+// request. Every patch must find its object.
+func controllerManifests(t *testing.T, dir string) string {
+	t.Helper()
+	patches := map[string][]byte{}
+	for _, doc := range yamlDocs(t, filepath.Join(dir, "overlay.yaml")) {
+		patches[kindName(t, doc)] = doc
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		base := filepath.Base(f)
+		if base == "overlay.yaml" || base == "leash.yaml" {
+			continue
+		}
+		for _, doc := range yamlDocs(t, f) {
+			key := kindName(t, doc)
+			if patch, ok := patches[key]; ok {
+				delete(patches, key)
+				doc = strategicMerge(t, doc, patch)
+			}
+			out = append(out, string(doc))
+		}
+	}
+	if len(patches) > 0 {
+		t.Fatalf("%s: overlay patches %v find no upstream object", dir, patches)
+	}
+	leash, err := os.ReadFile(filepath.Join(dir, "leash.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(append(out, string(leash)), "\n---\n")
+}
+
+// yamlDocs are the non-empty documents of a YAML file, as JSON.
+func yamlDocs(t *testing.T, file string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out [][]byte
+	for {
+		raw, err := r.Read()
+		if err != nil {
+			return out
+		}
+		j, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if string(j) != "null" {
+			out = append(out, j)
+		}
+	}
+}
+
+func kindName(t *testing.T, doc []byte) string {
+	t.Helper()
+	var o metav1.PartialObjectMetadata
+	if err := json.Unmarshal(doc, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Kind + "/" + o.Name
+}
+
+// strategicMerge applies patch to doc with the schema of doc's kind.
+func strategicMerge(t *testing.T, doc, patch []byte) []byte {
+	t.Helper()
+	schemas := map[string]any{"Deployment": appsv1.Deployment{}, "DaemonSet": appsv1.DaemonSet{}, "ServiceAccount": corev1.ServiceAccount{}}
+	kind, _, _ := strings.Cut(kindName(t, doc), "/")
+	schema, ok := schemas[kind]
+	if !ok {
+		t.Fatalf("no schema to patch a %s", kind)
+	}
+	out, err := strategicpatch.StrategicMergePatch(doc, patch, schema)
+	if err != nil {
+		t.Fatalf("patch %s: %v", kind, err)
+	}
+	return out
+}
+
+// findingID is a finding's ID at the start of one of Lines.
+var findingID = regexp.MustCompile(`(?m)^(LEASH-[A-Z]+-\d+) \(`)
+
+// webhookVerdict is what the pod webhooks make of pod p created in a
+// cluster holding the objects of cluster: mutated as the mutating webhook
+// patches it, then judged by the validating one. admitted is the
+// validating webhook's answer (false too when the mutating one refuses);
+// ids are the finding IDs of the refusal and the warnings, sorted.
+func webhookVerdict(t *testing.T, cluster string, p workload.Pod) (admitted bool, ids []string, stored *corev1.Pod) {
+	t.Helper()
+	h := testHooks(t, cluster)
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}, Spec: p.Spec}
+	ctx := context.Background()
+	req := create(t, pod)
+	req.Namespace = p.Namespace
+	resp := h.mutate(ctx, req)
+	read := func(msg string, warnings []string) {
+		for _, m := range findingID.FindAllStringSubmatch(msg+"\n"+strings.Join(warnings, "\n"), -1) {
+			ids = append(ids, m[1])
+		}
+		slices.Sort(ids)
+	}
+	if !resp.Allowed {
+		read(resp.Result.Message, resp.Warnings)
+		return false, ids, nil
+	}
+	raw := req.Object.Raw
+	if len(resp.Patches) > 0 {
+		ops, err := json.Marshal(resp.Patches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := jsonpatch.DecodePatch(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = patch.Apply(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored = &corev1.Pod{}
+	if err := json.Unmarshal(raw, stored); err != nil {
+		t.Fatal(err)
+	}
+	req = create(t, stored)
+	req.Namespace = p.Namespace
+	resp = h.validate(false)(ctx, req)
+	msg := ""
+	if resp.Result != nil {
+		msg = resp.Result.Message
+	}
+	read(msg, resp.Warnings)
+	return resp.Allowed, ids, stored
+}
+
+// checkVerdict is what leash check workload reports of pod p among the
+// objects of cluster: the findings of the pod wired as admission stores it
+// (the CLI's --mode default, Manual), and their IDs, sorted.
+func checkVerdict(t *testing.T, cluster string, p workload.Pod) ([]analyze.Finding, []string) {
+	t.Helper()
+	s, err := workload.Parse("cluster.yaml", []byte(cluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Pods = []workload.Pod{p}
+	s.Mode = leashv1.ModeManual
+	if err := WireSet(s, Wiring{Mode: s.Mode}); err != nil {
+		t.Fatal(err)
+	}
+	fs := workload.CheckPod(s, s.Pods[0])
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID)
+	}
+	slices.Sort(ids)
+	return fs, ids
+}
+
+// atPath matches a finding's path under the pod spec.
+var atPath = regexp.MustCompile(`^\.(initContainers|containers)\[(\d+)\](?:\.env\[(\d+)\])?`)
+
+// fixOf is the edit of the pod's manifest (p, and the cluster's objects
+// beside it) that finding id's Fix asks for, for the finding at path
+// (under the pod spec): each fix is a mechanical edit, resolved before
+// any is made so that the findings' paths stay true. A finding without
+// one fails the test: its Fix must say an edit that can be made.
+func fixOf(t *testing.T, cluster *string, p *workload.Pod, f analyze.Finding) func() {
+	t.Helper()
+	id, path := f.ID, strings.TrimPrefix(f.Path, p.Path)
+	says := func(edit string) {
+		t.Helper()
+		if !strings.Contains(f.Fix, edit) {
+			t.Fatalf("%s at %s: its fix %q does not say %q, the edit that admits the pod", id, path, f.Fix, edit)
+		}
+	}
+	container := func() (*corev1.Container, int) {
+		m := atPath.FindStringSubmatch(path)
+		if m == nil {
+			t.Fatalf("%s at %s: no container in the path", id, path)
+		}
+		i, _ := strconv.Atoi(m[2])
+		list := p.Spec.Containers
+		if m[1] == "initContainers" {
+			list = p.Spec.InitContainers
+		}
+		env := -1
+		if m[3] != "" {
+			env, _ = strconv.Atoi(m[3])
+		}
+		return &list[i], env
+	}
+	policy := func() {
+		np, err := workload.Suggest(*p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*cluster += "\n---\n" + string(np)
+	}
+	switch {
+	case id == "LEASH-WL-001":
+		says("remove hostNetwork: true")
+		return func() { p.Spec.HostNetwork = false }
+	case id == "LEASH-WL-006" && path == ".hostNetwork":
+		says("remove hostNetwork: true, then add an egress NetworkPolicy")
+		says("leash check workload --suggest prints one")
+		return func() { p.Spec.HostNetwork = false; policy() }
+	case id == "LEASH-WL-006":
+		says("add an egress NetworkPolicy")
+		says("leash check workload --suggest prints one")
+		return policy
+	case id == "LEASH-WL-002":
+		says(`add env AWS_EC2_METADATA_DISABLED: "true"`)
+		c, _ := container()
+		return func() { c.Env = append(c.Env, corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: "true"}) }
+	case (id == "LEASH-WL-004" || id == "LEASH-WL-007") && strings.HasSuffix(strings.TrimSuffix(path, ".optional"), ".valueFrom.secretKeyRef"):
+		c, env := container()
+		name := c.Env[env].Name
+		says("remove variable " + name + " from container " + c.Name)
+		return func() {
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
+		}
+	}
+	t.Fatalf("%s at %s: no mechanical edit for its fix", id, path)
+	return nil
+}
+
+// TestRealControllers takes real controllers' manifests, unchanged, with
+// the overlay and request a platform engineer adds, and creates each pod
+// through the webhooks: it is admitted, or refused with findings; then each
+// finding's fix, applied as its text says, until the pod is admitted with
+// no finding at all. check workload and the webhooks agree at every step.
+func TestRealControllers(t *testing.T) {
+	tests := []struct {
+		name, dir, pod string
+		// first are the finding IDs of the first verdict, sorted; refused
+		// says whether it refuses the pod.
+		first   []string
+		refused bool
+		// rounds is how many rounds of fixes lead to a clean admission.
+		rounds int
+	}{
+		{"the EBS CSI controller's optional aws-secret key pair is refused; dropping the two variables admits it",
+			"aws-ebs-csi-driver", "ebs-csi-controller",
+			[]string{"LEASH-WL-004", "LEASH-WL-004", "LEASH-WL-006", "LEASH-WL-007", "LEASH-WL-007"}, true, 1},
+		{"the EBS CSI node plugin, given no credentials, is left alone",
+			"aws-ebs-csi-driver", "ebs-csi-node", nil, false, 0},
+		{"the load balancer controller is wired and admitted, warned of its egress until it has a policy",
+			"aws-load-balancer-controller", "controller", []string{"LEASH-WL-006"}, false, 1},
+		{"the cloud controller manager in the host network is refused; leaving it and a policy admit it",
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", []string{"LEASH-WL-001", "LEASH-WL-006"}, true, 1},
+		{"the ACK S3 controller is wired and admitted, warned of its egress until it has a policy",
+			"ack-s3-controller", "ack-s3-controller", []string{"LEASH-WL-006"}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cluster := controllerManifests(t, filepath.Join(controllersDir, tt.dir))
+			s, err := workload.Parse(tt.dir, []byte(cluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(s.Pods, func(p workload.Pod) bool { return p.Name == tt.pod })
+			if i < 0 {
+				t.Fatalf("no workload %s in %s", tt.pod, tt.dir)
+			}
+			p := s.Pods[i]
+			for round := 0; ; round++ {
+				admitted, ids, stored := webhookVerdict(t, cluster, p)
+				findings, checked := checkVerdict(t, cluster, p)
+				if !slices.Equal(ids, checked) {
+					t.Fatalf("round %d: the webhooks report %v, check workload %v", round, ids, checked)
+				}
+				if round == 0 {
+					if !slices.Equal(ids, tt.first) || admitted == tt.refused {
+						t.Fatalf("first verdict: admitted %v with %v, want refused %v with %v", admitted, ids, tt.refused, tt.first)
+					}
+				}
+				if len(ids) == 0 {
+					if !admitted {
+						t.Fatalf("round %d: refused with no finding", round)
+					}
+					if round != tt.rounds {
+						t.Errorf("admitted clean after %d rounds of fixes, want %d", round, tt.rounds)
+					}
+					if _, named := p.Annotations[workload.AnnotationCredentials]; named != (stored.Annotations[workload.AnnotationCredentialsInjected] != "") {
+						t.Errorf("stored annotations %v: a pod naming its request is wired, another is not", stored.Annotations)
+					}
+					return
+				}
+				if round == 4 {
+					t.Fatalf("still %v after %d rounds of fixes", ids, round)
+				}
+				var edits []func()
+				for _, f := range findings {
+					edits = append(edits, fixOf(t, &cluster, &p, f))
+				}
+				for _, e := range edits {
+					e()
+				}
+			}
+		})
+	}
+}
