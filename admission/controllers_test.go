@@ -341,3 +341,96 @@ func TestRealControllers(t *testing.T) {
 		})
 	}
 }
+
+// agreementFiles are the manifests both suites hold, each set as one
+// cluster: workload's fixtures and the e2e fixtures file by file, each
+// folder of examples/ whole (as leash check workload examples/DIR reads
+// it), and each real controller as its overlay leaves it.
+func agreementFiles(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	read := func(key string, files ...string) {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[key] += "\n---\n" + string(data)
+		}
+	}
+	for _, pattern := range []string{"../workload/testdata/*.yaml", "../workload/testdata/*/*.yaml", "../test/e2e/testdata/*.yaml", "../test/e2e/testdata/openshift/*.yaml"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			read(f, f)
+		}
+	}
+	examples, err := filepath.Glob("../examples/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range examples {
+		files, err := filepath.Glob(filepath.Join(d, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		read(d, files...)
+	}
+	dirs, err := filepath.Glob(filepath.Join(controllersDir, "*", "overlay.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		out[filepath.Dir(d)] = controllerManifests(t, filepath.Dir(d))
+	}
+	return out
+}
+
+// TestCheckWorkloadAgreesWithTheWebhooks: for every pod of every fixture
+// that a leash credential reaches, the findings leash check workload
+// reports are the ones the webhooks refuse or warn of, by ID. A pod no
+// leash credential reaches (a key pair of its own, from a Secret no request
+// writes) has no verdict in admission, which leaves it alone (Judge), while
+// check workload reports what it finds: the pods where the two differ so
+// are listed here, so that one more is a change to explain.
+func TestCheckWorkloadAgreesWithTheWebhooks(t *testing.T) {
+	notLeash := []string{
+		"../workload/testdata/controllers/ack-s3-controller.yaml: Deployment ack-system/ack-s3-controller",
+		"../workload/testdata/controllers/aws-ebs-csi-driver.yaml: Deployment kube-system/ebs-csi-controller",
+	}
+	var alone []string
+	pods := 0
+	for name, manifests := range agreementFiles(t) {
+		s, err := workload.Parse(name, []byte(manifests))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, p := range s.Pods {
+			pods++
+			admitted, webhook, stored := webhookVerdict(t, manifests, p)
+			_, checked := checkVerdict(t, manifests, p)
+			if !workload.ReceivesLeash(s, p) {
+				if len(checked) > 0 {
+					alone = append(alone, p.Source)
+				}
+				if !admitted || len(webhook) > 0 || stored == nil || stored.Annotations[workload.AnnotationCredentialsInjected] != "" {
+					t.Errorf("%s, which no leash credential reaches: admitted %v with %v, want admitted unwired with none", p.Source, admitted, webhook)
+				}
+				continue
+			}
+			if !slices.Equal(webhook, checked) {
+				t.Errorf("%s: the webhooks report %v, check workload %v", p.Source, webhook, checked)
+			}
+		}
+	}
+	slices.Sort(alone)
+	if !slices.Equal(alone, notLeash) {
+		t.Errorf("pods no leash credential reaches that check workload reports %v, want %v", alone, notLeash)
+	}
+	if pods < 16 {
+		t.Errorf("%d pods in the fixtures, want at least 16", pods)
+	}
+}
