@@ -1,28 +1,22 @@
 package admission
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/realcontrollers"
 	"leash.dev/leash/workload"
 )
 
@@ -30,92 +24,15 @@ import (
 // overlay and the request a platform engineer adds (its README).
 const controllersDir = "../test/e2e/testdata/controllers"
 
-// controllerManifests are the manifests of one folder of controllersDir:
-// each upstream object patched by the overlay's patch of its kind and
-// name (a strategic merge patch, as kustomize applies it), and the
-// request. Every patch must find its object.
+// controllerManifests are the manifests of one folder of controllersDir,
+// with its overlay applied and its request.
 func controllerManifests(t *testing.T, dir string) string {
 	t.Helper()
-	patches := map[string][]byte{}
-	for _, doc := range yamlDocs(t, filepath.Join(dir, "overlay.yaml")) {
-		patches[kindName(t, doc)] = doc
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	m, err := realcontrollers.Manifests(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, f := range files {
-		base := filepath.Base(f)
-		if base == "overlay.yaml" || base == "leash.yaml" {
-			continue
-		}
-		for _, doc := range yamlDocs(t, f) {
-			key := kindName(t, doc)
-			if patch, ok := patches[key]; ok {
-				delete(patches, key)
-				doc = strategicMerge(t, doc, patch)
-			}
-			out = append(out, string(doc))
-		}
-	}
-	if len(patches) > 0 {
-		t.Fatalf("%s: overlay patches %v find no upstream object", dir, patches)
-	}
-	leash, err := os.ReadFile(filepath.Join(dir, "leash.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(append(out, string(leash)), "\n---\n")
-}
-
-// yamlDocs are the non-empty documents of a YAML file, as JSON.
-func yamlDocs(t *testing.T, file string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var out [][]byte
-	for {
-		raw, err := r.Read()
-		if err != nil {
-			return out
-		}
-		j, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if string(j) != "null" {
-			out = append(out, j)
-		}
-	}
-}
-
-func kindName(t *testing.T, doc []byte) string {
-	t.Helper()
-	var o metav1.PartialObjectMetadata
-	if err := json.Unmarshal(doc, &o); err != nil {
-		t.Fatal(err)
-	}
-	return o.Kind + "/" + o.Name
-}
-
-// strategicMerge applies patch to doc with the schema of doc's kind.
-func strategicMerge(t *testing.T, doc, patch []byte) []byte {
-	t.Helper()
-	schemas := map[string]any{"Deployment": appsv1.Deployment{}, "DaemonSet": appsv1.DaemonSet{}, "ServiceAccount": corev1.ServiceAccount{}}
-	kind, _, _ := strings.Cut(kindName(t, doc), "/")
-	schema, ok := schemas[kind]
-	if !ok {
-		t.Fatalf("no schema to patch a %s", kind)
-	}
-	out, err := strategicpatch.StrategicMergePatch(doc, patch, schema)
-	if err != nil {
-		t.Fatalf("patch %s: %v", kind, err)
-	}
-	return out
+	return m
 }
 
 // findingID is a finding's ID at the start of one of Lines.
@@ -197,74 +114,6 @@ func checkVerdict(t *testing.T, cluster string, p workload.Pod) ([]analyze.Findi
 	return fs, ids
 }
 
-// atPath matches a finding's path under the pod spec.
-var atPath = regexp.MustCompile(`^\.(initContainers|containers)\[(\d+)\](?:\.env\[(\d+)\])?`)
-
-// fixOf is the edit of the pod's manifest (p, and the cluster's objects
-// beside it) that finding id's Fix asks for, for the finding at path
-// (under the pod spec): each fix is a mechanical edit, resolved before
-// any is made so that the findings' paths stay true. A finding without
-// one fails the test: its Fix must say an edit that can be made.
-func fixOf(t *testing.T, cluster *string, p *workload.Pod, f analyze.Finding) func() {
-	t.Helper()
-	id, path := f.ID, strings.TrimPrefix(f.Path, p.Path)
-	says := func(edit string) {
-		t.Helper()
-		if !strings.Contains(f.Fix, edit) {
-			t.Fatalf("%s at %s: its fix %q does not say %q, the edit that admits the pod", id, path, f.Fix, edit)
-		}
-	}
-	container := func() (*corev1.Container, int) {
-		m := atPath.FindStringSubmatch(path)
-		if m == nil {
-			t.Fatalf("%s at %s: no container in the path", id, path)
-		}
-		i, _ := strconv.Atoi(m[2])
-		list := p.Spec.Containers
-		if m[1] == "initContainers" {
-			list = p.Spec.InitContainers
-		}
-		env := -1
-		if m[3] != "" {
-			env, _ = strconv.Atoi(m[3])
-		}
-		return &list[i], env
-	}
-	policy := func() {
-		np, err := workload.Suggest(*p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*cluster += "\n---\n" + string(np)
-	}
-	switch {
-	case id == "LEASH-WL-001":
-		says("remove hostNetwork: true")
-		return func() { p.Spec.HostNetwork = false }
-	case id == "LEASH-WL-006" && path == ".hostNetwork":
-		says("remove hostNetwork: true, then add an egress NetworkPolicy")
-		says("leash check workload --suggest prints one")
-		return func() { p.Spec.HostNetwork = false; policy() }
-	case id == "LEASH-WL-006":
-		says("add an egress NetworkPolicy")
-		says("leash check workload --suggest prints one")
-		return policy
-	case id == "LEASH-WL-002":
-		says(`add env AWS_EC2_METADATA_DISABLED: "true"`)
-		c, _ := container()
-		return func() { c.Env = append(c.Env, corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: "true"}) }
-	case (id == "LEASH-WL-004" || id == "LEASH-WL-007") && strings.HasSuffix(strings.TrimSuffix(path, ".optional"), ".valueFrom.secretKeyRef"):
-		c, env := container()
-		name := c.Env[env].Name
-		says("remove variable " + name + " from container " + c.Name)
-		return func() {
-			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
-		}
-	}
-	t.Fatalf("%s at %s: no mechanical edit for its fix", id, path)
-	return nil
-}
-
 // TestRealControllers takes real controllers' manifests, unchanged, with
 // the overlay and request a platform engineer adds, and creates each pod
 // through the webhooks: it is admitted, or refused with findings; then each
@@ -332,7 +181,11 @@ func TestRealControllers(t *testing.T) {
 				}
 				var edits []func()
 				for _, f := range findings {
-					edits = append(edits, fixOf(t, &cluster, &p, f))
+					edit, err := realcontrollers.Fix(&cluster, &p, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					edits = append(edits, edit)
 				}
 				for _, e := range edits {
 					e()
