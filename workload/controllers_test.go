@@ -134,8 +134,9 @@ func TestOptionalSecretKeyRefFinding(t *testing.T) {
 		// fixes are what LEASH-WL-004 (none: not reported) and -007 say.
 		fix004, fix007 string
 	}{
-		{"a key pair from a Secret no request writes: remove the variable", nil,
-			"remove variable AWS_ACCESS_KEY_ID from container ebs-plugin", "remove variable AWS_ACCESS_KEY_ID from container ebs-plugin"},
+		{"a key pair from a Secret no request writes, in a pod no leash credential reaches: remove the variable and name a request", nil,
+			"remove variable AWS_ACCESS_KEY_ID from container ebs-plugin, and name the pod's CredentialsRequest in annotation leash.dev/credentials",
+			"remove variable AWS_ACCESS_KEY_ID from container ebs-plugin, and name the pod's CredentialsRequest in annotation leash.dev/credentials"},
 		{"a key from a Secret a request writes: remove optional: true",
 			[]string{"        emptyDir: {}", "        emptyDir: {}\n---\napiVersion: cloudcredential.openshift.io/v1\nkind: CredentialsRequest\n" +
 				"metadata: {name: ebs, namespace: kube-system}\nspec:\n  secretRef: {name: aws-secret, namespace: kube-system}\n" +
