@@ -122,21 +122,53 @@ func TestControllerManifests(t *testing.T) {
 }
 
 // The optional finding says why and how to fix it, at the secretKeyRef.
+// A Secret no request writes never exists: making it required would keep
+// the pod from starting, so the fix of both its findings is to remove the
+// variable (the AWS SDK reads it before the credentials file leash wires:
+// https://docs.aws.amazon.com/sdkref/latest/guide/standardized-credentials.html).
+// A Secret a request writes will exist: the fix is to make it required.
 func TestOptionalSecretKeyRefFinding(t *testing.T) {
-	_, fs := controller(t, "aws-ebs-csi-driver.yaml")
-	var f *analyze.Finding
-	for i := range fs {
-		if fs[i].ID == idOptional {
-			f = &fs[i]
-			break
-		}
+	tests := []struct {
+		name  string
+		edits []string
+		// fixes are what LEASH-WL-004 (none: not reported) and -007 say.
+		fix004, fix007 string
+	}{
+		{"a key pair from a Secret no request writes, in a pod no leash credential reaches: remove the variable and name a request", nil,
+			"remove variable AWS_ACCESS_KEY_ID from container ebs-plugin, and name the pod's CredentialsRequest in annotation leash.dev/credentials",
+			"remove variable AWS_ACCESS_KEY_ID from container ebs-plugin, and name the pod's CredentialsRequest in annotation leash.dev/credentials"},
+		{"a key from a Secret a request writes: remove optional: true",
+			[]string{"        emptyDir: {}", "        emptyDir: {}\n---\napiVersion: cloudcredential.openshift.io/v1\nkind: CredentialsRequest\n" +
+				"metadata: {name: ebs, namespace: kube-system}\nspec:\n  secretRef: {name: aws-secret, namespace: kube-system}\n" +
+				"  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: [\"ec2:DescribeVolumes\"], resource: \"*\"}]}\n"},
+			"", "remove optional: true"},
 	}
-	if f == nil {
-		t.Fatalf("no %s in %v", idOptional, ids(fs))
-	}
-	if f.Severity != analyze.High || !strings.Contains(f.Message, "instance role") || !strings.Contains(f.Message, "aws-secret") ||
-		!strings.Contains(f.Fix, "optional") || f.Path != "spec.template.spec.containers[0].env[2].valueFrom.secretKeyRef.optional" {
-		t.Errorf("finding %+v", *f)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, fs := controller(t, "aws-ebs-csi-driver.yaml", tt.edits...)
+			var f, unwritten *analyze.Finding
+			for i := range fs {
+				if fs[i].ID == idOptional && f == nil {
+					f = &fs[i]
+				}
+				if fs[i].ID == "LEASH-WL-004" && strings.Contains(fs[i].Path, "env[2]") {
+					unwritten = &fs[i]
+				}
+			}
+			if f == nil {
+				t.Fatalf("no %s in %v", idOptional, ids(fs))
+			}
+			if f.Severity != analyze.High || !strings.Contains(f.Message, "instance role") || !strings.Contains(f.Message, "aws-secret") ||
+				!strings.Contains(f.Fix, tt.fix007) || f.Path != "spec.template.spec.containers[0].env[2].valueFrom.secretKeyRef.optional" {
+				t.Errorf("finding %+v, want a fix saying %q", *f, tt.fix007)
+			}
+			switch {
+			case tt.fix004 == "" && unwritten != nil:
+				t.Errorf("LEASH-WL-004 %+v for a Secret a request writes", *unwritten)
+			case tt.fix004 != "" && (unwritten == nil || !strings.Contains(unwritten.Fix, tt.fix004) || !strings.Contains(unwritten.Message, "before the credentials file")):
+				t.Errorf("LEASH-WL-004 %+v, want a fix saying %q", unwritten, tt.fix004)
+			}
+		})
 	}
 }
 

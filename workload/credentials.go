@@ -46,7 +46,11 @@ type credential struct {
 	// the keys are not known (any file inside the mount will do).
 	files    []string
 	optional bool
-	req      *leashv1.CredentialsRequest // the request that writes it, if any
+	// drop is the edit that takes a variable's credentials out of the pod
+	// ("remove variable AWS_ACCESS_KEY_ID from container x"); empty for a
+	// volume or a token.
+	drop string
+	req  *leashv1.CredentialsRequest // the request that writes it, if any
 }
 
 // credentials finds every way AWS credentials reach the pod. A Secret is
@@ -100,6 +104,7 @@ func credentials(s *Set, p Pod) []credential {
 			}
 			cred.at = fmt.Sprintf("%s.env[%d].valueFrom.secretKeyRef", c.at, ei)
 			cred.what = fmt.Sprintf("variable %s of container %s (Secret %s/%s, key %s)", e.Name, c.Name, p.Namespace, ref.Name, ref.Key)
+			cred.drop = fmt.Sprintf("remove variable %s from container %s", e.Name, c.Name)
 			out = append(out, cred)
 		}
 		for fi, from := range c.EnvFrom {
@@ -112,6 +117,7 @@ func credentials(s *Set, p Pod) []credential {
 			}
 			cred.at = fmt.Sprintf("%s.envFrom[%d].secretRef", c.at, fi)
 			cred.what = fmt.Sprintf("the variables of container %s from Secret %s/%s", c.Name, p.Namespace, cred.secret)
+			cred.drop = fmt.Sprintf("remove envFrom secretRef %s from container %s", cred.secret, c.Name)
 			out = append(out, cred)
 		}
 	}

@@ -140,7 +140,7 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 		if c.optional {
 			add(idProfileOptional, analyze.Critical, c.at+".optional",
 				fmt.Sprintf("%s is optional, and the pod keeps IMDS (metadata profile): when the Secret is absent the AWS SDK uses the node's instance role", c.what),
-				"remove optional: true, so that the pod does not start until its credentials exist")
+				optionalFix(c, ReceivesLeash(s, p)))
 		}
 	}
 	mounts := mountedCredentials(p, creds)

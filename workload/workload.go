@@ -278,17 +278,15 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	if named && problem == nil {
 		out = append(out, checkCredentialsDir(p, n, judged(p, creds))...)
 	}
-	profile := MetadataProfile(s, p)
+	profile, leash := MetadataProfile(s, p), ReceivesLeash(s, p)
 	for _, c := range creds {
 		if c.secret != "" && c.req == nil {
-			add("LEASH-WL-004", analyze.High, c.at,
-				fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what),
-				"add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef")
+			add("LEASH-WL-004", analyze.High, c.at, unwrittenMessage(c), unwrittenFix(c, leash))
 		}
 		if c.optional && !profile {
 			add(idOptional, analyze.High, c.at+".optional",
 				fmt.Sprintf("%s is optional: when the Secret is absent the pod starts without its credentials and the AWS SDK silently falls back to the node's instance role (IMDS)", c.what),
-				"remove optional: true, so that the pod does not start until its credentials exist")
+				optionalFix(c, leash))
 		}
 	}
 	if profile {
@@ -343,6 +341,51 @@ func checkTokens(s *Set, p Pod, creds []credential) []analyze.Finding {
 		out = append(out, checkToken(s, p, c.req)...)
 	}
 	return out
+}
+
+// unwrittenMessage is LEASH-WL-004's message for credentials c from a
+// Secret no request writes. Variables are named for what they do: the AWS
+// SDK reads AWS_ACCESS_KEY_ID and the like before any credentials file
+// (https://docs.aws.amazon.com/sdkref/latest/guide/standardized-credentials.html),
+// so they take the place of the file leash wires.
+func unwrittenMessage(c credential) string {
+	msg := fmt.Sprintf("the pod takes credentials from %s, which no CredentialsRequest in the checked manifests writes", c.what)
+	if c.drop != "" {
+		msg += ": the AWS SDK reads credential variables before the credentials file leash wires, so these would take its place"
+	}
+	return msg
+}
+
+// unwrittenFix is LEASH-WL-004's fix: for a variable, remove it, since
+// the file of the pod's request is its credentials (leash says whether a
+// leash credential reaches the pod; if none does, the fix names the
+// annotation that wires one); adding a request for the Secret would leave
+// two sources of keys. For a volume, the request that writes the Secret.
+func unwrittenFix(c credential, leash bool) string {
+	switch {
+	case c.drop != "" && leash:
+		return c.drop + " (the pod's credentials are the file of its CredentialsRequest's Secret, which admission wires)"
+	case c.drop != "":
+		return c.drop + ", and name the pod's CredentialsRequest in annotation " + AnnotationCredentials + " on the pod template (admission wires its Secret's credentials file)"
+	}
+	return "add the CredentialsRequest that writes it, or check the Secret's name against spec.secretRef"
+}
+
+// optionalFix is LEASH-WL-007's fix. A Secret a request writes will be
+// written: make it required. One no request writes is not, and the rule
+// that made it optional (a fallback to the node's role) is what leash
+// replaces: a variable of it is removed as LEASH-WL-004 says (removing
+// optional: true alone leaves that finding), a volume of it replaced by
+// the request's.
+func optionalFix(c credential, leash bool) string {
+	switch {
+	case c.req != nil:
+		return "remove optional: true, so that the pod does not start until its credentials exist"
+	case c.drop != "":
+		return unwrittenFix(c, leash) + "; removing optional: true alone leaves the variable reading a Secret no CredentialsRequest writes (LEASH-WL-004)"
+	default:
+		return fmt.Sprintf("add the CredentialsRequest that writes Secret %s and remove optional: true, or remove the volume and its mounts", c.secret)
+	}
 }
 
 // idOptional is the finding of a credential Secret marked optional.
