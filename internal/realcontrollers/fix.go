@@ -100,3 +100,20 @@ func firstErr(errs ...error) error {
 	}
 	return nil
 }
+
+// FixAll makes the edits of every finding of one verdict: all are resolved
+// first, while the findings' paths still point where they did, then made.
+func FixAll(cluster *string, p *workload.Pod, findings []analyze.Finding) error {
+	edits := make([]func(), 0, len(findings))
+	for _, f := range findings {
+		edit, err := Fix(cluster, p, f)
+		if err != nil {
+			return err
+		}
+		edits = append(edits, edit)
+	}
+	for _, e := range edits {
+		e()
+	}
+	return nil
+}

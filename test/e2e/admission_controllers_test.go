@@ -150,16 +150,8 @@ func TestAdmissionRealControllers(t *testing.T) {
 				if round == 4 {
 					t.Fatalf("still %v after %d rounds of fixes", ids, round)
 				}
-				var edits []func()
-				for _, f := range findings {
-					edit, err := realcontrollers.Fix(&cluster, &p, f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					edits = append(edits, edit)
-				}
-				for _, e := range edits {
-					e()
+				if err := realcontrollers.FixAll(&cluster, &p, findings); err != nil {
+					t.Fatal(err)
 				}
 			}
 		})
