@@ -3,6 +3,7 @@ package revoke
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"leash.dev/leash/iamclient"
@@ -49,9 +50,9 @@ func (r *Revocation) lockoutHeld(ctx context.Context, d *denyCalls) error {
 
 // planSweep adds the step that lists the user's keys until a listing shows
 // none but own (with --keep-keys-inactive, none active), removing every key
-// it finds, those made after the plan included, and a console password
-// made since.
-func (r *Revocation) planSweep(own string) {
+// it finds, those made after the plan (not in listed) included, and a
+// console password made since.
+func (r *Revocation) planSweep(own string, listed []iamclient.KeyInfo) {
 	c, name, keep := r.client, r.name, r.opts.KeepKeysInactive
 	what := "no key"
 	if keep {
@@ -78,7 +79,7 @@ func (r *Revocation) planSweep(own string) {
 					r.Principal, maxSweeps, keyIDs(left), r.Principal)}
 			}
 			for _, k := range left {
-				if round > 0 || !r.planned(k.ID) {
+				if round > 0 || !slices.ContainsFunc(listed, func(l iamclient.KeyInfo) bool { return l.ID == k.ID }) {
 					late = append(late, k.ID)
 				}
 				if k.Active {
@@ -113,16 +114,6 @@ func (r *Revocation) planSweep(own string) {
 		}
 		return note, nil
 	})
-}
-
-// planned says whether the plan already has a step for key id.
-func (r *Revocation) planned(id string) bool {
-	for _, s := range r.Steps {
-		if strings.HasSuffix(s.On, " "+id) || strings.Contains(s.On, " "+id+" ") {
-			return true
-		}
-	}
-	return false
 }
 
 // planUnlock adds the steps that end the lockout once the session deny is

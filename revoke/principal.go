@@ -108,7 +108,7 @@ func (r *Revocation) planUser(ctx context.Context) error {
 	} else {
 		r.Notes = append(r.Notes, "the user has no console password (login profile)")
 	}
-	r.planSweep(own)
+	r.planSweep(own, keys)
 	r.planDeny(d, UserSessionMax)
 	if !r.self {
 		r.planUnlock(d)
