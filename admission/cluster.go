@@ -28,7 +28,8 @@ type cluster struct {
 // decide can be tested from the objects alone.
 type readCluster func(ctx context.Context, ns, sa string, policies bool) (cluster, error)
 
-// cachedCluster reads the cluster from the manager's cache: the Secrets are
+// cachedCluster reads the cluster from r, the manager's cache or, for a
+// second look, its API reader: the Secrets are
 // left out (the cache holds leash's without their data, and a request
 // already says which Secret is credentials), and the ServiceAccount is read
 // as metadata only.

@@ -79,7 +79,7 @@ func Register(mgr manager.Manager, o Options) error {
 		}
 		o.rotated.r = r
 	}
-	h := &hooks{read: cachedCluster(mgr.GetCache()), decoder: admission.NewDecoder(mgr.GetScheme()), o: o}
+	h := &hooks{read: cachedCluster(mgr.GetCache()), live: cachedCluster(mgr.GetAPIReader()), decoder: admission.NewDecoder(mgr.GetScheme()), o: o}
 	srv := mgr.GetWebhookServer()
 	srv.Register(PathMutate, &webhook.Admission{Handler: admission.HandlerFunc(h.mutate)})
 	srv.Register(PathValidate, &webhook.Admission{Handler: h.validate(false)})

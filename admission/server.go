@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -26,12 +27,17 @@ const (
 )
 
 // hooks answer admission requests for pods from the cluster read returns
-// (the manager's cache in the operator). They write nothing, so a dry-run
-// request is answered as any other.
+// (the manager's cache in the operator). A pod the cache would have them
+// refuse or warn is judged again on live, what the API server holds now
+// (when set): the cache lags a write by milliseconds, and a NetworkPolicy
+// or request applied with the Deployment that needs it must not be
+// missing from its pods' verdict. A pod with nothing to say costs no read
+// of the API server. The hooks write nothing, so a dry-run request is
+// answered as any other.
 type hooks struct {
-	read    readCluster
-	decoder admission.Decoder
-	o       Options
+	read, live readCluster
+	decoder    admission.Decoder
+	o          Options
 }
 
 // mutate wires a pod that names a request (Wire); it refuses one whose
@@ -50,11 +56,17 @@ func (h *hooks) mutate(ctx context.Context, req admission.Request) admission.Res
 	if err := h.decoder.Decode(req, pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the pod: %w", err))
 	}
-	s, p, err := h.set(ctx, req, pod, false)
+	s, p, err := h.set(ctx, req, pod, false, false)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	n, ok, problem := workload.NamedRequest(s, p)
+	if problem != nil && h.live != nil {
+		if s, p, err = h.set(ctx, req, pod, false, true); err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
+		n, ok, problem = workload.NamedRequest(s, p)
+	}
 	if !ok {
 		return admission.Allowed("")
 	}
@@ -109,18 +121,12 @@ func (h *hooks) validate(warnOnly bool) admission.HandlerFunc {
 		if err := h.decoder.Decode(req, pod); err != nil {
 			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the pod: %w", err))
 		}
-		s, p, err := h.set(ctx, req, pod, true)
-		if err != nil {
-			return admission.Errored(http.StatusInternalServerError, err)
+		p, v, err := h.verdict(ctx, req, pod, false)
+		if err == nil && len(v.Refuse)+len(v.Warn) > 0 && h.live != nil {
+			p, v, err = h.verdict(ctx, req, pod, true)
 		}
-		v := Judge(s, p, h.o.RefuseAt)
-		if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-			old := &corev1.Pod{}
-			if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-				return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode the stored pod: %w", err))
-			}
-			was := Judge(s, podOf(req, old), h.o.RefuseAt)
-			v = v.Added(was)
+		if err != nil {
+			return errored(err)
 		}
 		if warnOnly {
 			v.Warn, v.Refuse = append(v.Refuse, v.Warn...), nil
@@ -135,6 +141,36 @@ func (h *hooks) validate(warnOnly bool) admission.HandlerFunc {
 		}
 		return admission.Allowed("").WithWarnings(Lines(v.Warn)...)
 	}
+}
+
+// verdict judges the pod of req in the cluster read (live, or from the
+// cache): an update only for what it adds to the stored pod.
+func (h *hooks) verdict(ctx context.Context, req admission.Request, pod *corev1.Pod, live bool) (workload.Pod, Verdict, error) {
+	s, p, err := h.set(ctx, req, pod, true, live)
+	if err != nil {
+		return p, Verdict{}, err
+	}
+	v := Judge(s, p, h.o.RefuseAt)
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		old := &corev1.Pod{}
+		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return p, v, badRequest{fmt.Errorf("decode the stored pod: %w", err)}
+		}
+		v = v.Added(Judge(s, podOf(req, old), h.o.RefuseAt))
+	}
+	return p, v, nil
+}
+
+// badRequest is an error of the request itself, not of reading the
+// cluster.
+type badRequest struct{ error }
+
+func errored(err error) admission.Response {
+	var bad badRequest
+	if errors.As(err, &bad) {
+		return admission.Errored(http.StatusBadRequest, bad.error)
+	}
+	return admission.Errored(http.StatusInternalServerError, err)
 }
 
 func (h *hooks) timed(path string, start time.Time) {
@@ -164,10 +200,15 @@ func podOf(req admission.Request, pod *corev1.Pod) workload.Pod {
 }
 
 // set builds the Set the pod of req is judged in: the cluster h reads
-// (for validation, with its namespace's NetworkPolicies) and the node role.
-func (h *hooks) set(ctx context.Context, req admission.Request, pod *corev1.Pod, validating bool) (*workload.Set, workload.Pod, error) {
+// (for validation, with its namespace's NetworkPolicies; live, or from the
+// cache) and the node role.
+func (h *hooks) set(ctx context.Context, req admission.Request, pod *corev1.Pod, validating, live bool) (*workload.Set, workload.Pod, error) {
 	p := podOf(req, pod)
-	c, err := h.read(ctx, p.Namespace, serviceAccountOf(pod), validating)
+	read := h.read
+	if live {
+		read = h.live
+	}
+	c, err := read(ctx, p.Namespace, serviceAccountOf(pod), validating)
 	if err != nil {
 		return nil, p, err
 	}

@@ -413,3 +413,51 @@ func TestHooksWhenTheClusterCannotBeRead(t *testing.T) {
 		})
 	}
 }
+
+// TestHooksJudgeWhatTheAPIServerHoldsNow pins that a pod the cache would
+// have the webhooks refuse or warn is judged again on a live read: a
+// request and NetworkPolicy applied with the Deployment that needs them,
+// not yet in the cache, are in the pod's verdict; a pod with nothing to
+// say costs no live read.
+func TestHooksJudgeWhatTheAPIServerHoldsNow(t *testing.T) {
+	h := testHooks(t, "")
+	live := testHooks(t, setRequests).read
+	reads := 0
+	h.live = func(ctx context.Context, ns, sa string, policies bool) (cluster, error) {
+		reads++
+		return live(ctx, ns, sa, policies)
+	}
+	tests := []struct {
+		name  string
+		call  func() admission.Response
+		want  verdict
+		reads int
+	}{
+		{"a pod that receives no leash credential is admitted on the cache alone",
+			func() admission.Response { return h.validate(false)(context.Background(), create(t, podNamed(""))) }, verdict{allowed: true}, 0},
+		{"a pod naming a request the cache has not seen yet is wired to it",
+			func() admission.Response { return h.mutate(context.Background(), create(t, podNamed("app"))) },
+			verdict{allowed: true, patchesUnchecked: true}, 1},
+		{"a wired pod whose NetworkPolicy the cache has not seen yet is admitted without the egress warning",
+			func() admission.Response {
+				return h.validate(false)(context.Background(), create(t, wired(t, podNamed("app"))))
+			}, verdict{allowed: true}, 1},
+		{"a finding the live read confirms is reported",
+			func() admission.Response {
+				return h.validate(false)(context.Background(), create(t, wired(t, podNamed("app", setEnv(0, imds("false"))))))
+			}, verdict{says: []string{"LEASH-WL-002"}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reads = 0
+			resp := tt.call()
+			tt.want.check(t, resp)
+			if tt.want.patchesUnchecked && len(resp.Patches) == 0 {
+				t.Error("no patch: the pod was not wired")
+			}
+			if reads != tt.reads {
+				t.Errorf("%d live reads, want %d", reads, tt.reads)
+			}
+		})
+	}
+}
