@@ -340,8 +340,12 @@ func TestSTSCreateRolesLeavesANamedRoleAlone(t *testing.T) {
 	ctx := context.Background()
 	e := newSTSEnv(t)
 	e.createProvider(t, "sts.amazonaws.com")
+	// The role trusts the request's ServiceAccount: one that did not would
+	// leave the request RoleTrustRefuses.
+	const provider = "oidc.example.com/prod"
 	if _, err := e.admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("reports-reader"),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::` + e.l.AccountID() + `:oidc-provider/` + provider + `"},` +
+			`"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"` + provider + `:aud":"sts.amazonaws.com","` + provider + `:sub":"system:serviceaccount:apps:reports"}}}]}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.admin.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("reports-reader"), PolicyName: aws.String("read"),

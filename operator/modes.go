@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
@@ -145,7 +146,7 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 		return err
 	}
 	out.Granted = grantedActions(spec)
-	denials, err := p.roleLacks(ctx, spec.STSIAMRoleARN, requested)
+	denials, trust, err := p.roleLacks(ctx, spec.STSIAMRoleARN, requested)
 	var u *unchecked
 	if errors.As(err, &u) {
 		return p.stsUnchecked(ctx, cr, spec, u, out)
@@ -156,18 +157,45 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 	// The role is the principal once IAM has shown it exists (or, with no
 	// root credentials to ask with, as written): a role that is not found
 	// is no principal.
-	out.Principal = spec.STSIAMRoleARN
+	out.Principal, out.RoleTrust = spec.STSIAMRoleARN, trust
 	if err := p.writeWebIdentity(ctx, cr, spec.STSIAMRoleARN); err != nil {
 		return err
 	}
 	out.Provisioned = true
-	// The Secret is written even when the role lacks permissions, as the
-	// role is the administrator's to fix.
+	// The Secret is written even when the role lacks permissions or trust,
+	// as the role is the administrator's to fix.
 	if len(denials) > 0 {
 		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
 			Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
 	}
+	if untrusted := p.untrustedServiceAccounts(cr, spec.STSIAMRoleARN, trust); len(untrusted) > 0 {
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RoleTrustRefuses", Message: strings.Join(untrusted, "; ")}
+	}
 	return nil
+}
+
+// untrustedServiceAccounts say which ServiceAccounts the request lists
+// have tokens the role's trust does not admit (for the
+// operator's audience), judged by the engine as admission judges each
+// pod (workload.NamedRequest): their pods would be refused, and STS
+// would refuse them anyway.
+func (p *Provisioner) untrustedServiceAccounts(cr *leashv1.CredentialsRequest, role, trust string) []string {
+	if trust == "" {
+		return nil
+	}
+	ns := cr.Spec.SecretRef.Namespace
+	var out []string
+	for i, sa := range cr.Spec.ServiceAccountNames {
+		sub := "system:serviceaccount:" + ns + ":" + sa
+		by, err := analyze.Admitted(trust, role, sub, map[string]string{"aud": p.audience()})
+		if err != nil {
+			return []string{fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: the trust policy of role %s cannot be judged (%v); pods are admitted and STS decides", role, err)}
+		}
+		if len(by) == 0 {
+			out = append(out, fmt.Sprintf("spec.serviceAccountNames[%d]: role %s does not trust a token of ServiceAccount %s/%s for audience %q, so its pods are refused; add to the role's trust policy an Allow of sts:AssumeRoleWithWebIdentity with StringEquals <issuer>:sub %q and <issuer>:aud %q, or remove it from the list", i, role, ns, sa, p.audience(), sub, p.audience()))
+		}
+	}
+	return out
 }
 
 // writeWebIdentity publishes the web-identity configuration for role in
@@ -233,25 +261,26 @@ func (p *Provisioner) stsUnchecked(ctx context.Context, cr *leashv1.CredentialsR
 }
 
 // roleLacks checks, with the root credentials when there are any, that the
-// role exists and lists the requested permissions it lacks. A role of
+// role exists and lists the requested permissions it lacks, and returns
+// its trust policy ("" when the reader may not read it). A role of
 // another account is read through that account's check role; without one,
 // the error is an *unchecked. A role IAM does not have is a failure, found
 // before the Secret is written, so that no pod is told to assume it; any
 // other error is returned for a retry. Without working root credentials
 // there is nothing to ask IAM with, and the role is taken as written
 // (Manual mode needs none).
-func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *policy.Document) ([]analyze.Gap, error) {
+func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *policy.Document) ([]analyze.Gap, string, error) {
 	rc, _, err := p.rootClient(ctx)
 	var f *Failure
 	if errors.As(err, &f) {
-		return nil, nil // no root credentials, or none that work
+		return nil, "", nil // no root credentials, or none that work
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	j, err := p.judgeFor(ctx, rc, role)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	account := rc.identity.Account
 	if a, ok := policy.ParseARN(role); ok {
@@ -260,13 +289,21 @@ func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *pol
 	denials, err := lacks(ctx, j.iam, j.perms, role, requested)
 	switch {
 	case iamclient.IsNotFound(err):
-		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleNotFound",
+		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleNotFound",
 			Message: fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: role %s does not exist in account %s (IAM answered NoSuchEntity to %s); create the role with a trust policy for the cluster's OIDC provider, or correct the ARN", role, account, j.who)}
 	case iamclient.IsAccessDenied(err):
-		return nil, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
 			Message: fmt.Sprintf("Manual mode: %s may neither read role %s nor simulate its policies (AccessDenied), so leash cannot check that it exists and carries the requested permissions; allow %s iam:GetRole, iam:Get*/iam:List* on the role or iam:SimulatePrincipalPolicy", j.who, role, j.who)}
 	case err != nil:
-		return nil, fmt.Errorf("check role %s: %w", role, err)
+		return nil, "", fmt.Errorf("check role %s: %w", role, err)
 	}
-	return denials, nil
+	a, _ := parseRoleARN(role)
+	r, err := j.iam.GetRole(ctx, a.Resource[strings.LastIndex(a.Resource, "/")+1:])
+	switch {
+	case iamclient.IsAccessDenied(err):
+		return denials, "", nil // the trust is not judged; STS decides
+	case err != nil:
+		return nil, "", fmt.Errorf("read the trust of role %s: %w", role, err)
+	}
+	return denials, r.Trust, nil
 }

@@ -252,6 +252,9 @@ type Outcome struct {
 	// Unchecked says what of provisioned credentials leash could not
 	// check, and how to have it checked; empty when nothing was left out.
 	Unchecked string
+	// RoleTrust is the trust policy of the STS role the request names, as
+	// IAM held it; empty when it was not read.
+	RoleTrust string
 }
 
 // modeOf is the request's mode: its annotation, else the cluster's; Manual

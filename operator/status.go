@@ -59,6 +59,9 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 	if synced || out.Principal != "" {
 		st.Principal = out.Principal
 	}
+	if synced || out.RoleTrust != "" {
+		st.RoleTrust = out.RoleTrust
+	}
 	if out.Provisioned {
 		st.Provisioned = true
 	}

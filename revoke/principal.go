@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"leash.dev/leash/analyze"
 	"leash.dev/leash/iamclient"
 )
 
@@ -242,7 +243,7 @@ func (r *Revocation) planTrust(ctx context.Context, role iamclient.Role) error {
 func (r *Revocation) trustOpen(trust string) ([]string, error) {
 	var open []string
 	for _, v := range r.opts.Trust {
-		by, err := StillAdmitted(trust, r.Principal, v)
+		by, err := analyze.Admitted(trust, r.Principal, v, nil)
 		if err != nil {
 			return nil, err
 		}

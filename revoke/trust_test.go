@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
 )
 
@@ -128,60 +129,20 @@ func TestRemoveTrustOfTheLastAllowAddsADeny(t *testing.T) {
 	const role = "arn:aws:iam::120392301094:role/krops-ci-e2e"
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"` + ghProvider + `"},"Action":"sts:AssumeRoleWithWebIdentity",` +
 		`"Condition":{"StringEquals":{"token.actions.githubusercontent.com:aud":"sts.amazonaws.com","token.actions.githubusercontent.com:sub":"` + mainSub + `"}}}]}`
-	if by, err := StillAdmitted(trust, role, mainSub); err != nil || len(by) == 0 {
-		t.Fatalf("before: StillAdmitted = %v, %v; want the statement", by, err)
+	if by, err := analyze.Admitted(trust, role, mainSub, nil); err != nil || len(by) == 0 {
+		t.Fatalf("before: Admitted = %v, %v; want the statement", by, err)
 	}
 	got, denied, err := RemoveTrust(trust, []string{mainSub})
 	if err != nil || !denied {
 		t.Fatalf("denied %v, err %v", denied, err)
 	}
-	if by, err := StillAdmitted(got, role, mainSub); err != nil || len(by) != 0 {
-		t.Errorf("after: StillAdmitted = %v, %v; want none\n%s", by, err, got)
+	if by, err := analyze.Admitted(got, role, mainSub, nil); err != nil || len(by) != 0 {
+		t.Errorf("after: Admitted = %v, %v; want none\n%s", by, err, got)
 	}
 	if left, err := TrustValues(got); err != nil || len(left) != 0 {
 		t.Errorf("TrustValues = %v, %v; the denied value is removed as far as a second run is concerned", left, err)
 	}
 	if _, _, err := RemoveTrust(got, []string{mainSub}); err == nil {
 		t.Errorf("removing the value again added a second deny")
-	}
-}
-
-func TestStillAdmitted(t *testing.T) {
-	const role = "arn:aws:iam::120392301094:role/ci"
-	oidc := func(sid, op, sub string, extra string) string {
-		return `{"Sid":"` + sid + `","Effect":"Allow","Principal":{"Federated":"` + ghProvider + `"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"token.actions.githubusercontent.com:aud":"sts.amazonaws.com"` + extra + `},"` + op +
-			`":{"token.actions.githubusercontent.com:sub":"` + sub + `"}}}`
-	}
-	doc := func(statements ...string) string {
-		return `{"Version":"2012-10-17","Statement":[` + strings.Join(statements, ",") + `]}`
-	}
-	for _, tt := range []struct {
-		name, trust, value string
-		want               string // the statement named, "" for closed
-	}{
-		{"an exact statement admits its subject", doc(oidc("Exact", "StringEquals", mainSub, "")), mainSub, "Statement[0] (Exact)"},
-		{"a wildcard statement admits the subject after the exact one is gone",
-			doc(oidc("Wild", "StringLike", "repo:polarsquad/*", "")), mainSub, "Statement[0] (Wild): StringLike token.actions.githubusercontent.com:sub repo:polarsquad/*"},
-		{"a wildcard of another owner does not", doc(oidc("Other", "StringLike", "repo:other/*", "")), mainSub, ""},
-		{"a statement asking another claim a real token carries still admits",
-			doc(oidc("Workflow", "StringEquals", mainSub, `,"token.actions.githubusercontent.com:job_workflow_ref":"polarsquad/krops/.github/workflows/e2e.yml@refs/heads/main"`)), mainSub, "Statement[0] (Workflow)"},
-		{"a Deny for the subject closes a wildcard",
-			doc(oidc("Wild", "StringLike", "repo:polarsquad/*", ""),
-				`{"Effect":"Deny","Principal":{"Federated":"`+ghProvider+`"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"token.actions.githubusercontent.com:sub":"`+mainSub+`"}}}`),
-			mainSub, ""},
-		{"a user named is admitted", doc(`{"Effect":"Allow","Principal":{"AWS":"` + alice + `"},"Action":"sts:AssumeRole"}`), alice, "Statement[0]"},
-		{"a user of a trusted account is admitted after its own ARN is removed",
-			doc(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::120392301094:root"},"Action":"sts:AssumeRole"}`), alice, "Statement[0]"},
-		{"a user the trust no longer names is not", doc(`{"Effect":"Allow","Principal":{"AWS":"` + bob + `"},"Action":"sts:AssumeRole"}`), alice, ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			by, err := StillAdmitted(tt.trust, role, tt.value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Join(by, "; "); got != tt.want {
-				t.Errorf("StillAdmitted = %q, want %q", got, tt.want)
-			}
-		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/reqmode"
 )
 
 // The annotations through which a pod asks for its leash credential and
@@ -108,7 +109,35 @@ func NamedRequest(s *Set, p Pod) (n Named, ok bool, problem *analyze.Finding) {
 			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, whose spec.serviceAccountNames (%s) does not list the pod's ServiceAccount %q: its credentials are for those ServiceAccounts' pods only", AnnotationCredentials, n.On, ns, name, strings.Join(sas, ", "), podServiceAccount(p)),
 			fmt.Sprintf("run the pod as one of %s (spec.serviceAccountName), or add %s to spec.serviceAccountNames of %s/%s", strings.Join(sas, ", "), podServiceAccount(p), ns, name))
 	}
+	if role, ok := s.untrustedBy(n.Request, p); ok {
+		sub := serviceAccountSub(p)
+		return n, true, finding(
+			fmt.Sprintf("annotation %s on %s names CredentialsRequest %s/%s, whose STS role %s does not trust a token of the pod's ServiceAccount %q for audience %q (its trust policy, as IAM held it at the last sync, in status.roleTrust): STS would refuse the pod's credentials", AnnotationCredentials, n.On, ns, name, role, podServiceAccount(p), s.audience()),
+			fmt.Sprintf("run the pod as a ServiceAccount the role trusts, or add to the role's trust policy an Allow of sts:AssumeRoleWithWebIdentity for the cluster's OIDC provider with conditions StringEquals <issuer>:sub %q and <issuer>:aud %q", sub, s.audience()))
+	}
 	return n, true, nil
+}
+
+// serviceAccountSub is the sub claim of the pod's service-account tokens.
+func serviceAccountSub(p Pod) string {
+	return "system:serviceaccount:" + p.Namespace + ":" + podServiceAccount(p)
+}
+
+// untrustedBy says whether r is an STS request whose role's trust policy,
+// as the operator read it into status.roleTrust, admits no token of the
+// pod's ServiceAccount for the audience the pod is given (analyze.Admitted
+// asks the engine); it returns the role. A request whose trust was not
+// read, or cannot be parsed, is not judged: STS decides.
+func (s *Set) untrustedBy(r *leashv1.CredentialsRequest, p Pod) (string, bool) {
+	if r.Status.RoleTrust == "" || !s.isSTS(r) {
+		return "", false
+	}
+	spec, err := reqmode.Spec(r)
+	if err != nil || spec.STSIAMRoleARN == "" {
+		return "", false
+	}
+	by, err := analyze.Admitted(r.Status.RoleTrust, spec.STSIAMRoleARN, serviceAccountSub(p), map[string]string{"aud": s.audience()})
+	return spec.STSIAMRoleARN, err == nil && len(by) == 0
 }
 
 // podServiceAccount is the name of the pod's ServiceAccount, "default"

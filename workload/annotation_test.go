@@ -67,6 +67,24 @@ spec:
   serviceAccountNames: [web, worker]
   providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, statementEntries: [{effect: Allow, action: ["s3:GetObject"], resource: "*"}]}
 `
+	// sts is an STS request of apps whose role, as the operator read its
+	// trust into status.roleTrust, trusts the tokens of ServiceAccount web
+	// for audience sts.amazonaws.com only.
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_create_for-idp_oidc.html
+	sts := func(aud string) string {
+		return `---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata: {name: sts, namespace: apps}
+spec:
+  secretRef: {name: sts-credentials, namespace: apps}
+  providerSpec: {apiVersion: cloudcredential.openshift.io/v1, kind: AWSProviderSpec, stsIAMRoleARN: "arn:aws:iam::111122223333:role/web", statementEntries: [{effect: Allow, action: ["s3:GetObject"], resource: "*"}]}
+status:
+  provisioned: true
+  lastSyncGeneration: 1
+  roleTrust: '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::111122223333:oidc-provider/oidc.example.com"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"oidc.example.com:aud":"` + aud + `","oidc.example.com:sub":"system:serviceaccount:apps:web"}}}]}'
+`
+	}
 	saWith := func(v string) string {
 		return "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: apps, annotations: {leash.dev/credentials: " + v + "}}\n"
 	}
@@ -96,6 +114,12 @@ spec:
 		{"a pod with no ServiceAccount runs as default, which the request does not list", annotatedPod("{leash.dev/credentials: listed}", `""`) + listed, true, "apps/listed",
 			`does not list the pod's ServiceAccount "default"`},
 		{"a request that lists no ServiceAccount takes any pod of its namespace", annotatedPod("{leash.dev/credentials: local}", "other"), true, "apps/local", ""},
+		{"a pod of the ServiceAccount the STS role trusts is wired", annotatedPod("{leash.dev/credentials: sts}", "web") + sts("sts.amazonaws.com"), true, "apps/sts", ""},
+		{"a pod of a ServiceAccount the STS role does not trust is refused, naming the role and the fix", annotatedPod("{leash.dev/credentials: sts}", "other") + sts("sts.amazonaws.com"), true, "apps/sts",
+			`role arn:aws:iam::111122223333:role/web does not trust a token of the pod's ServiceAccount "other" for audience "sts.amazonaws.com"`},
+		{"a role that trusts the ServiceAccount for another audience does not trust the pod's token", annotatedPod("{leash.dev/credentials: sts}", "web") + sts("other.example.com"), true, "apps/sts",
+			`does not trust a token of the pod's ServiceAccount "web"`},
+		{"an STS request whose trust leash could not read is not judged: STS decides", annotatedPod("{leash.dev/credentials: sts}", "other") + strings.Replace(sts("sts.amazonaws.com"), "  roleTrust:", "  principal:", 1), true, "apps/sts", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -146,6 +146,14 @@ type CredentialsRequestStatus struct {
 	// Leash extension.
 	// +optional
 	Revocation string `json:"revocation,omitempty"`
+
+	// RoleTrust is the trust policy of the STS role the request names
+	// (spec.providerSpec.stsIAMRoleARN), as IAM held it at the last sync:
+	// admission refuses a pod whose ServiceAccount's token it does not
+	// admit, as STS would. Empty when leash could not read it, or made the
+	// role (its trust is spec.serviceAccountNames). Leash extension.
+	// +optional
+	RoleTrust string `json:"roleTrust,omitempty"`
 }
 
 // CredentialsRequest asks for cloud credentials with a given set of

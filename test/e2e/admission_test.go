@@ -177,7 +177,9 @@ func manifest[T client.Object](o T, kind, apiVersion string) T {
 		v.TypeMeta = metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}
 	case *leashv1.CredentialsRequest:
 		v.TypeMeta = metav1.TypeMeta{Kind: kind, APIVersion: apiVersion}
-		v.Status = leashv1.CredentialsRequestStatus{}
+		// The role's trust is kept, as kubectl get -o yaml shows it: check
+		// workload judges pods by it as the webhook does.
+		v.Status = leashv1.CredentialsRequestStatus{RoleTrust: v.Status.RoleTrust}
 	}
 	return o
 }

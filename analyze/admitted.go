@@ -1,4 +1,4 @@
-package revoke
+package analyze
 
 import (
 	"fmt"
@@ -9,22 +9,22 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// StillAdmitted asks the engine, over the whole trust policy of role,
-// whether a new session can still be issued to value: an AWS principal ARN
-// (or account) calling sts:AssumeRole, or a web identity token whose sub is
-// value calling sts:AssumeRoleWithWebIdentity. It returns the Allow
-// statements through which one can, named by Sid or index; none means
-// proven closed.
+// Admitted asks the engine, over the whole trust policy of role, whether a
+// session can be issued to value: an AWS principal ARN (or account)
+// calling sts:AssumeRole, or a web identity token whose sub is value
+// calling sts:AssumeRoleWithWebIdentity. It returns the Allow statements
+// through which one can, named by Sid or index; none means proven closed.
 //
 // A trust policy answers for requests, not for values, so each Allow
 // statement yields a witness request: value in the place it is asked
-// about, and every other key set to a value the statement's own
-// conditions accept (its audience, say), so that a statement admitting
-// value under conditions a real caller can meet is found. The whole policy
-// then decides the witness, its Deny statements included. For an AWS
-// principal, its own policies are taken to allow the call, as a holder of
-// stolen credentials may well have made them.
-func StillAdmitted(trust, role, value string) ([]string, error) {
+// about, the keys of fixed as given (a token's audience, by the key's
+// name after the provider: "aud"), and every other key set to a value the
+// statement's own conditions accept, so that a statement admitting value
+// under conditions a real caller can meet is found. The whole policy then
+// decides the witness, its Deny statements included. For an AWS principal,
+// its own policies are taken to allow the call, as a holder of stolen
+// credentials may well have made them.
+func Admitted(trust, role, value string, fixed map[string]string) ([]string, error) {
 	doc, err := policy.ParseString(trust, policy.Trust)
 	if err != nil {
 		return nil, fmt.Errorf("the role's trust policy: %v", err)
@@ -44,7 +44,7 @@ func StillAdmitted(trust, role, value string) ([]string, error) {
 		if st.Effect != policy.Allow {
 			continue
 		}
-		for _, r := range witnesses(st, role, value, aws) {
+		for _, r := range witnesses(st, role, value, aws, fixed) {
 			if ps.Decide(&r) == policy.Allowed {
 				name := fmt.Sprintf("Statement[%d]", i)
 				if st.Sid != "" {
@@ -60,12 +60,12 @@ func StillAdmitted(trust, role, value string) ([]string, error) {
 
 var accountID = regexp.MustCompile(`^[0-9]{12}$`)
 
-// isAWSPrincipal says whether a --trust value is an AWS principal (an ARN
+// isAWSPrincipal says whether a value is an AWS principal (an ARN
 // or an account ID) rather than an OIDC sub value.
 func isAWSPrincipal(v string) bool { return strings.HasPrefix(v, "arn:") || accountID.MatchString(v) }
 
 // witnesses are the requests a statement is asked about for value.
-func witnesses(st policy.Statement, role, value string, aws bool) []policy.Request {
+func witnesses(st policy.Statement, role, value string, aws bool, fixed map[string]string) []policy.Request {
 	if aws {
 		caller := value
 		if account, ok := wholeAccount(value); ok {
@@ -88,6 +88,9 @@ func witnesses(st policy.Statement, role, value string, aws bool) []policy.Reque
 		r := policy.Request{Principal: fed, Action: "sts:AssumeRoleWithWebIdentity", Resource: role}
 		r.Context.Set(provider+":sub", value)
 		r.Context.Set("aws:FederatedProvider", fed)
+		for k, v := range fixed {
+			r.Context.Set(provider+":"+k, v)
+		}
 		fill(&r.Context, st)
 		if _, ok := r.Context.Get(provider + ":aud"); !ok {
 			r.Context.Set(provider+":aud", "leash-trust-probe")
