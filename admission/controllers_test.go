@@ -17,8 +17,25 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/realcontrollers"
+	"leash.dev/leash/policy"
 	"leash.dev/leash/workload"
 )
+
+// exampleNodeRole are the node role's policies of examples/node-role, which
+// grant ec2:Describe* only.
+func exampleNodeRole(t *testing.T) []policy.Named {
+	t.Helper()
+	const file = "../examples/node-role/ccm-node-role-policy.json"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := policy.Parse(data, policy.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []policy.Named{{Name: file, Document: doc}}
+}
 
 // controllersDir holds real controllers' manifests, unchanged, with the
 // overlay and the request a platform engineer adds (its README).
@@ -26,9 +43,9 @@ const controllersDir = "../test/e2e/testdata/controllers"
 
 // controllerManifests are the manifests of one folder of controllersDir,
 // with its overlay applied and its request.
-func controllerManifests(t *testing.T, dir string) string {
+func controllerManifests(t *testing.T, dir, route string) string {
 	t.Helper()
-	m, err := realcontrollers.Manifests(dir)
+	m, err := realcontrollers.Manifests(dir, route)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +56,15 @@ func controllerManifests(t *testing.T, dir string) string {
 var findingID = regexp.MustCompile(`(?m)^(LEASH-[A-Z]+-\d+) \(`)
 
 // webhookVerdict is what the pod webhooks make of pod p created in a
-// cluster holding the objects of cluster: mutated as the mutating webhook
+// cluster holding the objects of cluster, the operator given the node
+// role's policies nodeRole (none: nil): mutated as the mutating webhook
 // patches it, then judged by the validating one. admitted is the
 // validating webhook's answer (false too when the mutating one refuses);
 // ids are the finding IDs of the refusal and the warnings, sorted.
-func webhookVerdict(t *testing.T, cluster string, p workload.Pod) (admitted bool, ids []string, stored *corev1.Pod) {
+func webhookVerdict(t *testing.T, cluster string, p workload.Pod, nodeRole []policy.Named) (admitted bool, ids []string, stored *corev1.Pod) {
 	t.Helper()
 	h := testHooks(t, cluster)
+	h.o.NodeRole = nodeRole
 	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}, Spec: p.Spec}
 	ctx := context.Background()
@@ -92,15 +111,15 @@ func webhookVerdict(t *testing.T, cluster string, p workload.Pod) (admitted bool
 }
 
 // checkVerdict is what leash check workload reports of pod p among the
-// objects of cluster: the findings of the pod wired as admission stores it
+// objects of cluster, given the node role's policies nodeRole: the findings of the pod wired as admission stores it
 // (the CLI's --mode default, Manual), and their IDs, sorted.
-func checkVerdict(t *testing.T, cluster string, p workload.Pod) ([]analyze.Finding, []string) {
+func checkVerdict(t *testing.T, cluster string, p workload.Pod, nodeRole []policy.Named) ([]analyze.Finding, []string) {
 	t.Helper()
 	s, err := workload.Parse("cluster.yaml", []byte(cluster))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Pods = []workload.Pod{p}
+	s.Pods, s.NodeRole = []workload.Pod{p}, nodeRole
 	s.Mode = leashv1.ModeManual
 	if err := WireSet(s, Wiring{Mode: s.Mode}); err != nil {
 		t.Fatal(err)
@@ -120,30 +139,40 @@ func checkVerdict(t *testing.T, cluster string, p workload.Pod) ([]analyze.Findi
 // finding's fix, applied as its text says, until the pod is admitted with
 // no finding at all. check workload and the webhooks agree at every step.
 func TestRealControllers(t *testing.T) {
+	ccmNodeRole := exampleNodeRole(t)
 	tests := []struct {
 		name, dir, pod string
+		// route names the overlay (overlay-ROUTE.yaml; "" is overlay.yaml),
+		// and nodeRole the node role's policies the operator is given.
+		route    string
+		nodeRole []policy.Named
 		// first are the finding IDs of the first verdict, sorted; refused
 		// says whether it refuses the pod.
 		first   []string
 		refused bool
-		// rounds is how many rounds of fixes lead to a clean admission.
+		// rounds is how many rounds of fixes lead to a clean admission; -1
+		// when the fix is the operator's, not the manifest's.
 		rounds int
 	}{
 		{"the EBS CSI controller's optional aws-secret key pair is refused; dropping the two variables admits it",
-			"aws-ebs-csi-driver", "ebs-csi-controller",
+			"aws-ebs-csi-driver", "ebs-csi-controller", "", nil,
 			[]string{"LEASH-WL-004", "LEASH-WL-004", "LEASH-WL-006", "LEASH-WL-007", "LEASH-WL-007"}, true, 1},
 		{"the EBS CSI node plugin, given no credentials, is left alone",
-			"aws-ebs-csi-driver", "ebs-csi-node", nil, false, 0},
+			"aws-ebs-csi-driver", "ebs-csi-node", "", nil, nil, false, 0},
 		{"the load balancer controller is wired and admitted, warned of its egress until it has a policy",
-			"aws-load-balancer-controller", "controller", []string{"LEASH-WL-006"}, false, 1},
+			"aws-load-balancer-controller", "controller", "", nil, []string{"LEASH-WL-006"}, false, 1},
 		{"the cloud controller manager in the host network is refused; leaving it and a policy admit it",
-			"aws-cloud-controller-manager", "aws-cloud-controller-manager", []string{"LEASH-WL-001", "LEASH-WL-006"}, true, 1},
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", "", nil, []string{"LEASH-WL-001", "LEASH-WL-006"}, true, 1},
+		{"the cloud controller manager under the metadata profile stays in the host network and is admitted wired once the operator has the node role's policies",
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", "metadata", ccmNodeRole, nil, false, 0},
+		{"the cloud controller manager under the metadata profile, the operator without the node role's policies, is refused with the flag to give them",
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", "metadata", nil, []string{"LEASH-WL-011"}, true, -1},
 		{"the ACK S3 controller is wired and admitted, warned of its egress until it has a policy",
-			"ack-s3-controller", "ack-s3-controller", []string{"LEASH-WL-006"}, false, 1},
+			"ack-s3-controller", "ack-s3-controller", "", nil, []string{"LEASH-WL-006"}, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cluster := controllerManifests(t, filepath.Join(controllersDir, tt.dir))
+			cluster := controllerManifests(t, filepath.Join(controllersDir, tt.dir), tt.route)
 			s, err := workload.Parse(tt.dir, []byte(cluster))
 			if err != nil {
 				t.Fatal(err)
@@ -154,14 +183,17 @@ func TestRealControllers(t *testing.T) {
 			}
 			p := s.Pods[i]
 			for round := 0; ; round++ {
-				admitted, ids, stored := webhookVerdict(t, cluster, p)
-				findings, checked := checkVerdict(t, cluster, p)
+				admitted, ids, stored := webhookVerdict(t, cluster, p, tt.nodeRole)
+				findings, checked := checkVerdict(t, cluster, p, tt.nodeRole)
 				if !slices.Equal(ids, checked) {
 					t.Fatalf("round %d: the webhooks report %v, check workload %v", round, ids, checked)
 				}
 				if round == 0 {
 					if !slices.Equal(ids, tt.first) || admitted == tt.refused {
 						t.Fatalf("first verdict: admitted %v with %v, want refused %v with %v", admitted, ids, tt.refused, tt.first)
+					}
+					if tt.rounds < 0 {
+						return
 					}
 				}
 				if len(ids) == 0 {
@@ -223,12 +255,13 @@ func agreementFiles(t *testing.T) map[string]string {
 		}
 		read(d, files...)
 	}
-	dirs, err := filepath.Glob(filepath.Join(controllersDir, "*", "overlay.yaml"))
+	overlays, err := filepath.Glob(filepath.Join(controllersDir, "*", "overlay*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range dirs {
-		out[filepath.Dir(d)] = controllerManifests(t, filepath.Dir(d))
+	for _, o := range overlays {
+		route := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(filepath.Base(o), "overlay"), "-"), ".yaml")
+		out[o] = controllerManifests(t, filepath.Dir(o), route)
 	}
 	return out
 }
@@ -255,8 +288,8 @@ func TestCheckWorkloadAgreesWithTheWebhooks(t *testing.T) {
 		}
 		for _, p := range s.Pods {
 			pods++
-			admitted, webhook, stored := webhookVerdict(t, manifests, p)
-			_, checked := checkVerdict(t, manifests, p)
+			admitted, webhook, stored := webhookVerdict(t, manifests, p, nil)
+			_, checked := checkVerdict(t, manifests, p, nil)
 			if !workload.ReceivesLeash(s, p) {
 				if len(checked) > 0 {
 					alone = append(alone, p.Source)

@@ -26,11 +26,17 @@ import (
 
 // Overlay and Request are the files a folder holds beside the upstream
 // manifests: strategic merge patches, one per upstream object by kind and
-// name, and the CredentialsRequest.
+// name, and the CredentialsRequest. Another route an engineer may take
+// with the same controller is an overlay named overlay-ROUTE.yaml.
 const (
 	Overlay = "overlay.yaml"
 	Request = "leash.yaml"
 )
+
+// isOverlay says whether a file of a folder is an overlay.
+func isOverlay(base string) bool {
+	return base == Overlay || strings.HasPrefix(base, "overlay-") && strings.HasSuffix(base, ".yaml")
+}
 
 // schemas are the kinds an overlay patches, for the strategic merge.
 var schemas = map[string]any{"Deployment": appsv1.Deployment{}, "DaemonSet": appsv1.DaemonSet{}, "ServiceAccount": corev1.ServiceAccount{}}
@@ -38,9 +44,14 @@ var schemas = map[string]any{"Deployment": appsv1.Deployment{}, "DaemonSet": app
 // Manifests are the manifests of folder dir: each upstream object patched
 // by the overlay's patch of its kind and name, as kustomize applies a
 // strategic merge patch, then the request, as one YAML stream. A patch that
-// finds no object is an error: the upstream file changed under it.
-func Manifests(dir string) (string, error) {
-	overlay, err := docs(filepath.Join(dir, Overlay))
+// finds no object is an error: the upstream file changed under it. route
+// names the overlay overlay-ROUTE.yaml; "" is overlay.yaml.
+func Manifests(dir, route string) (string, error) {
+	overlayFile := Overlay
+	if route != "" {
+		overlayFile = "overlay-" + route + ".yaml"
+	}
+	overlay, err := docs(filepath.Join(dir, overlayFile))
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +69,7 @@ func Manifests(dir string) (string, error) {
 	}
 	var out []string
 	for _, f := range files {
-		if base := filepath.Base(f); base == Overlay || base == Request {
+		if base := filepath.Base(f); isOverlay(base) || base == Request {
 			continue
 		}
 		upstream, err := docs(f)
@@ -85,7 +96,7 @@ func Manifests(dir string) (string, error) {
 		}
 	}
 	for key := range patches {
-		return "", fmt.Errorf("%s: the patch of %s finds no upstream object", filepath.Join(dir, Overlay), key)
+		return "", fmt.Errorf("%s: the patch of %s finds no upstream object", filepath.Join(dir, overlayFile), key)
 	}
 	req, err := os.ReadFile(filepath.Join(dir, Request))
 	if err != nil {

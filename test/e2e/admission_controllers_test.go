@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/realcontrollers"
 	"leash.dev/leash/operator"
+	"leash.dev/leash/policy"
 	"leash.dev/leash/workload"
 )
 
@@ -41,7 +43,10 @@ func TestAdmissionRealControllers(t *testing.T) {
 	cl.namespace(t, "ack-system")
 	wio := cl.api.Env.WebhookInstallOptions
 	o := cl.operatorOptions(operator.Config{})
-	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High}
+	// The operator is given the node role's policies, as the metadata
+	// profile's route asks (docs/check-workload.md, "The metadata profile").
+	nodeRole := readNodeRole(t, nodeRoleFile)
+	o.Webhook = &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir, RefuseAt: analyze.High, NodeRole: nodeRole}
 	cl.runOperator(t, o)
 	waitListening(t, wio)
 	w := &warnings{}
@@ -54,6 +59,8 @@ func TestAdmissionRealControllers(t *testing.T) {
 
 	tests := []struct {
 		name, dir, workload string
+		// route names the overlay: overlay-ROUTE.yaml, "" for overlay.yaml.
+		route string
 		// first are the IDs of the first verdict, sorted; refused says
 		// whether it refuses the pod; rounds is how many rounds of fixes
 		// lead to an admission with no finding.
@@ -62,19 +69,21 @@ func TestAdmissionRealControllers(t *testing.T) {
 		rounds  int
 	}{
 		{"the EBS CSI controller is refused for its optional aws-secret key pair, and admitted wired once the two variables are removed",
-			"aws-ebs-csi-driver", "ebs-csi-controller", []string{"LEASH-WL-004", "LEASH-WL-004", "LEASH-WL-006", "LEASH-WL-007", "LEASH-WL-007"}, true, 1},
+			"aws-ebs-csi-driver", "ebs-csi-controller", "", []string{"LEASH-WL-004", "LEASH-WL-004", "LEASH-WL-006", "LEASH-WL-007", "LEASH-WL-007"}, true, 1},
 		{"the EBS CSI node plugin, given no credentials, is admitted unwired",
-			"aws-ebs-csi-driver", "ebs-csi-node", nil, false, 0},
+			"aws-ebs-csi-driver", "ebs-csi-node", "", nil, false, 0},
 		{"the load balancer controller is admitted wired, warned of its egress until its policy exists",
-			"aws-load-balancer-controller", "controller", []string{"LEASH-WL-006"}, false, 1},
+			"aws-load-balancer-controller", "controller", "", []string{"LEASH-WL-006"}, false, 1},
 		{"the cloud controller manager is refused in the host network, and admitted wired off it with its policy",
-			"aws-cloud-controller-manager", "aws-cloud-controller-manager", []string{"LEASH-WL-001", "LEASH-WL-006"}, true, 1},
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", "", []string{"LEASH-WL-001", "LEASH-WL-006"}, true, 1},
+		{"the cloud controller manager under the metadata profile stays in the host network and is admitted wired",
+			"aws-cloud-controller-manager", "aws-cloud-controller-manager", "metadata", nil, false, 0},
 		{"the ACK S3 controller is admitted wired, warned of its egress until its policy exists",
-			"ack-s3-controller", "ack-s3-controller", []string{"LEASH-WL-006"}, false, 1},
+			"ack-s3-controller", "ack-s3-controller", "", []string{"LEASH-WL-006"}, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cluster, err := realcontrollers.Manifests(filepath.Join("testdata", "controllers", tt.dir))
+			cluster, err := realcontrollers.Manifests(filepath.Join("testdata", "controllers", tt.dir), tt.route)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +124,7 @@ func TestAdmissionRealControllers(t *testing.T) {
 					ids = append(ids, m[1])
 				}
 				slices.Sort(ids)
-				findings := checked(t, cluster, p)
+				findings := checked(t, cluster, p, nodeRole)
 				var want []string
 				for _, f := range findings {
 					want = append(want, f.ID)
@@ -124,7 +133,7 @@ func TestAdmissionRealControllers(t *testing.T) {
 				if !slices.Equal(ids, want) {
 					t.Fatalf("round %d: the webhooks say %v (%s), leash check workload %v", round, ids, said, want)
 				}
-				if bin := leashCheck(t, cluster, p); !slices.Equal(bin, want) {
+				if bin := leashCheck(t, cluster, p, nodeRoleFile); !slices.Equal(bin, want) {
 					t.Fatalf("round %d: the leash binary's check workload reports %v, in process %v", round, bin, want)
 				}
 				if round == 0 && (!slices.Equal(ids, tt.first) || (err != nil) != tt.refused) {
@@ -145,6 +154,9 @@ func TestAdmissionRealControllers(t *testing.T) {
 					if got := stored.Annotations[workload.AnnotationCredentialsInjected]; named && got != p.Namespace+"/"+req || !named && got != "" {
 						t.Errorf("stored pod's %s = %q; a pod naming its request is wired to it, another is not", workload.AnnotationCredentialsInjected, got)
 					}
+					if p.Spec.HostNetwork && !stored.Spec.HostNetwork {
+						t.Errorf("the stored pod left the host network the manifest asks for")
+					}
 					return
 				}
 				if round == 4 {
@@ -159,15 +171,16 @@ func TestAdmissionRealControllers(t *testing.T) {
 }
 
 // checked is what leash check workload reports of pod p among the objects
-// of cluster, with the operator's defaults (Manual, the default audience):
-// the pod wired as admission stores it, then checked.
-func checked(t *testing.T, cluster string, p workload.Pod) []analyze.Finding {
+// of cluster, with the operator's defaults (Manual, the default audience)
+// and the node role's policies nodeRole: the pod wired as admission stores
+// it, then checked.
+func checked(t *testing.T, cluster string, p workload.Pod, nodeRole []policy.Named) []analyze.Finding {
 	t.Helper()
 	s, err := workload.Parse("manifests.yaml", []byte(cluster))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Pods, s.Mode = []workload.Pod{p}, leashv1.ModeManual
+	s.Pods, s.Mode, s.NodeRole = []workload.Pod{p}, leashv1.ModeManual, nodeRole
 	if err := admission.WireSet(s, admission.Wiring{Mode: s.Mode}); err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +188,9 @@ func checked(t *testing.T, cluster string, p workload.Pod) []analyze.Finding {
 }
 
 // leashCheck runs the leash binary's check workload on the pod as a Pod
-// manifest with the requests and NetworkPolicies of cluster, and returns
-// the IDs it reports, sorted.
-func leashCheck(t *testing.T, cluster string, p workload.Pod) []string {
+// manifest with the requests and NetworkPolicies of cluster, given the node
+// role's policy file, and returns the IDs it reports, sorted.
+func leashCheck(t *testing.T, cluster string, p workload.Pod, nodeRolePolicy string) []string {
 	t.Helper()
 	s, err := workload.Parse("manifests.yaml", []byte(cluster))
 	if err != nil {
@@ -191,7 +204,7 @@ func leashCheck(t *testing.T, cluster string, p workload.Pod) []string {
 	for i := range s.Policies {
 		objs = append(objs, &s.Policies[i])
 	}
-	ids := checkWorkload(t, objs...)
+	ids := checkWorkloadWith(t, []string{"--node-role-policy", nodeRolePolicy}, objs...)
 	slices.Sort(ids)
 	return ids
 }
@@ -210,4 +223,23 @@ func policies(t *testing.T, cl *cluster, cluster string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// nodeRoleFile is the node role's policy of examples/node-role, which
+// grants ec2:Describe* only.
+var nodeRoleFile = filepath.Join("..", "..", "examples", "node-role", "ccm-node-role-policy.json")
+
+// readNodeRole reads a node role policy file as the operator's
+// --node-role-policy does.
+func readNodeRole(t *testing.T, file string) []policy.Named {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := policy.Parse(data, policy.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []policy.Named{{Name: file, Document: doc}}
 }

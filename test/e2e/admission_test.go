@@ -127,6 +127,12 @@ func checkWorkload(t *testing.T, objs ...any) []string {
 // checkWorkloadFor is checkWorkload for roles that trust audience.
 func checkWorkloadFor(t *testing.T, audience string, objs ...any) []string {
 	t.Helper()
+	return checkWorkloadWith(t, []string{"--oidc-audience", audience}, objs...)
+}
+
+// checkWorkloadWith is checkWorkload with more flags.
+func checkWorkloadWith(t *testing.T, flags []string, objs ...any) []string {
+	t.Helper()
 	var docs []string
 	for _, o := range objs {
 		data, err := yaml.Marshal(o)
@@ -142,7 +148,7 @@ func checkWorkloadFor(t *testing.T, audience string, objs ...any) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, leashBin, "check", "workload", path, "--output", "json", "--oidc-audience", audience)
+	cmd := exec.CommandContext(ctx, leashBin, append([]string{"check", "workload", path, "--output", "json"}, flags...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if code := exitStatus(t, cmd.Run(), "leash check workload"); code == 2 {
 		t.Fatalf("leash check workload: exit 2\n%s", errOut.String())
