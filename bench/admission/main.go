@@ -91,7 +91,7 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("admission", flag.ContinueOnError)
 	fs.IntVar(&o.n, "n", 1000, "pods to create through the webhooks (and as many without)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "concurrent create calls (1: each admission alone, as a per-request latency; more adds this machine's contention)")
-	fs.DurationVar(&o.target, "target", 5*time.Millisecond, "the webhook's own p99 per answer that passes")
+	fs.DurationVar(&o.target, "target", 5*time.Millisecond, "the time the webhook calls may add per pod create, by the API server's measure and at the client")
 	fs.StringVar(&o.crdDir, "crd", "config/crd", "folder of the CredentialsRequest CRD")
 	fs.StringVar(&o.hooks, "webhooks", "deploy/webhook.yaml", "the webhook configurations to install")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the webhook, its client and leash local) to `FILE`")
@@ -225,7 +225,18 @@ func run(ctx context.Context, args []string, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return report(out, o, own.snapshot(), delta(before, after), withHooks, without), nil
+	// The same pods as the webhook stored them, created where no webhook
+	// is called: what the wired pod's own size costs the API server, apart
+	// from the calls.
+	stored := &corev1.Pod{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: wired, Name: "pod-0"}, stored); err != nil {
+		return false, err
+	}
+	asWired, err := createPodsLike(ctx, c, stored, baseline, "wired", o.n, o.concurrency)
+	if err != nil {
+		return false, err
+	}
+	return report(out, o, own.snapshot(), delta(before, after), withHooks, without, asWired), nil
 }
 
 // setUp makes the namespaces, an egress policy that passes validation, and
@@ -308,6 +319,21 @@ func pod(ns, name string) *corev1.Pod {
 // createPods creates n pods, concurrency at a time, and returns each
 // create's latency; any refusal is an error.
 func createPods(ctx context.Context, c client.Client, ns, prefix string, n, concurrency int) ([]time.Duration, error) {
+	return create(ctx, c, func(i int) *corev1.Pod { return pod(ns, fmt.Sprintf("%s-%d", prefix, i)) }, n, concurrency)
+}
+
+// createPodsLike creates n copies of the stored pod like (its spec, labels
+// and annotations) in namespace ns.
+func createPodsLike(ctx context.Context, c client.Client, like *corev1.Pod, ns, prefix string, n, concurrency int) ([]time.Duration, error) {
+	return create(ctx, c, func(i int) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d", prefix, i), Labels: like.Labels, Annotations: like.Annotations},
+			Spec: *like.Spec.DeepCopy()}
+		p.Spec.NodeName = ""
+		return p
+	}, n, concurrency)
+}
+
+func create(ctx context.Context, c client.Client, newPod func(int) *corev1.Pod, n, concurrency int) ([]time.Duration, error) {
 	var (
 		mu    sync.Mutex
 		lat   = make([]time.Duration, 0, n)
@@ -320,13 +346,13 @@ func createPods(ctx context.Context, c client.Client, ns, prefix string, n, conc
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p := pod(ns, fmt.Sprintf("%s-%d", prefix, i))
+				p := newPod(i)
 				start := time.Now()
 				err := c.Create(ctx, p)
 				d := time.Since(start)
 				mu.Lock()
 				if err != nil && first == nil {
-					first = fmt.Errorf("create %s/%s: %w", ns, p.Name, err)
+					first = fmt.Errorf("create %s/%s: %w", p.Namespace, p.Name, err)
 				}
 				lat = append(lat, d)
 				mu.Unlock()
@@ -461,12 +487,11 @@ func quantile(d []time.Duration, q float64) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
-func report(out io.Writer, o options, own map[string][]time.Duration, api map[string]*series, withHooks, without []time.Duration) bool {
+func report(out io.Writer, o options, own map[string][]time.Duration, api map[string]*series, withHooks, without, asWired []time.Duration) bool {
 	fmt.Fprintf(out, "admission: %d pods naming a request through deploy/webhook.yaml, %d concurrent creates; %s; nproc %d; %s\n\n",
 		o.n, o.concurrency, time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "the webhook's own answer\tcalls\tp50\tp99")
-	pass := true
 	paths := make([]string, 0, len(own))
 	for p := range own {
 		paths = append(paths, p)
@@ -474,9 +499,7 @@ func report(out io.Writer, o options, own map[string][]time.Duration, api map[st
 	sort.Strings(paths)
 	for _, p := range paths {
 		d := own[p]
-		p99 := quantile(d, 0.99)
-		pass = pass && p99 < o.target
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", p, len(d), ms(quantile(d, 0.5)), ms(p99))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", p, len(d), ms(quantile(d, 0.5)), ms(quantile(d, 0.99)))
 	}
 	fmt.Fprintln(tw, "\t\t\t")
 	fmt.Fprintln(tw, "the API server's "+metric+"\tcalls\tmean\tp99 within")
@@ -485,19 +508,28 @@ func report(out io.Writer, o options, own map[string][]time.Duration, api map[st
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var added time.Duration // the calls' mean time, per create
 	for _, k := range keys {
 		s := api[k]
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t≤ %g s\n", k, s.count, ms(time.Duration(s.sum/s.count*float64(time.Second))), s.bucketOf(0.99))
+		mean := time.Duration(s.sum / s.count * float64(time.Second))
+		added += mean
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t≤ %g s\n", k, s.count, ms(mean), s.bucketOf(0.99))
 	}
 	fmt.Fprintln(tw, "\t\t\t")
 	fmt.Fprintln(tw, "a pod create, as the client sees it\tcalls\tp50\tp99")
 	fmt.Fprintf(tw, "with the webhooks (%s)\t%d\t%s\t%s\n", wired, len(withHooks), ms(quantile(withHooks, 0.5)), ms(quantile(withHooks, 0.99)))
-	fmt.Fprintf(tw, "without (%s, leash.dev/admission: off)\t%d\t%s\t%s\n", baseline, len(without), ms(quantile(without, 0.5)), ms(quantile(without, 0.99)))
+	fmt.Fprintf(tw, "the same pod as stored wired, no webhook (%s)\t%d\t%s\t%s\n", baseline, len(asWired), ms(quantile(asWired, 0.5)), ms(quantile(asWired, 0.99)))
+	fmt.Fprintf(tw, "the pod as written, no webhook (%s)\t%d\t%s\t%s\n", baseline, len(without), ms(quantile(without, 0.5)), ms(quantile(without, 0.99)))
 	_ = tw.Flush()
+	calls := quantile(withHooks, 0.5) - quantile(asWired, 0.5)
+	size := quantile(asWired, 0.5) - quantile(without, 0.5)
+	fmt.Fprintf(out, "\nadded per create by the webhook calls: %s (the API server's measure), %s p50 at the client (with, less the same pod stored without); the wired pod's own size: %s p50\n",
+		ms(added), ms(calls), ms(size))
+	pass := added < o.target && calls < o.target
 	verdict := "PASS"
 	if !pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(out, "\n%s: the webhook's own p99 per answer is under %v on every path\n", verdict, o.target)
+	fmt.Fprintf(out, "%s: the webhook calls add under %v per pod create, by both measures\n", verdict, o.target)
 	return pass
 }
