@@ -33,7 +33,10 @@ import (
 // and serving the webhooks. The Deployment's pod is admitted, as is a pod
 // the mutating webhook wires to the same request, and leash check workload
 // finds nothing in either pod as the API server stored it: the webhook and
-// the check give the same verdict.
+// the check give the same verdict. The token each admitted pod would be
+// given is one AssumeRoleWithWebIdentity takes at leash local; for a
+// request naming its own role, the pods of a ServiceAccount its trust does
+// not admit are refused, and STS refuses their token too.
 func TestAdmissionAdmitsTheSTSExample(t *testing.T) {
 	cl := newSTSClusterWith(t, clusterOptions{webhooks: true})
 	ctx := context.Background()
@@ -91,23 +94,56 @@ func TestAdmissionAdmitsTheSTSExample(t *testing.T) {
 		return got
 	}
 
-	t.Run("the Deployment's pod, with its own projected token, is admitted", func(t *testing.T) {
-		admitted(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "aws-cloud-controller-manager-0", Labels: d.Spec.Template.Labels},
+	// assumes asks the API server for the token the kubelet would project
+	// into the stored pod's volume (its audience, the pod's ServiceAccount)
+	// and wants STS at leash local to take it for the request's role.
+	assumes := func(t *testing.T, got *corev1.Pod, volume string) {
+		t.Helper()
+		audience := ""
+		for _, v := range got.Spec.Volumes {
+			if v.Name != volume || v.Projected == nil {
+				continue
+			}
+			for _, src := range v.Projected.Sources {
+				if src.ServiceAccountToken != nil {
+					audience = src.ServiceAccountToken.Audience
+				}
+			}
+		}
+		if audience == "" {
+			t.Fatalf("stored volumes %+v: want %s, a projected service account token", got.Spec.Volumes, volume)
+		}
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: aws.Int64(600)}}
+		if err := cl.c.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: got.Spec.ServiceAccountName}}, tr); err != nil {
+			t.Fatal(err)
+		}
+		c := sts.New(sts.Options{Region: "us-east-1", BaseEndpoint: aws.String(cl.url), Credentials: aws.AnonymousCredentials{}})
+		out, err := c.AssumeRoleWithWebIdentity(ctx, &sts.AssumeRoleWithWebIdentityInput{RoleArn: aws.String(cr.Status.Principal), RoleSessionName: aws.String("pod"), WebIdentityToken: aws.String(tr.Status.Token)})
+		if err != nil {
+			t.Fatalf("STS refused the admitted pod's token (volume %s, audience %s) for role %s: %v", volume, audience, cr.Status.Principal, err)
+		}
+		if arn := aws.ToString(out.AssumedRoleUser.Arn); !strings.Contains(arn, ":assumed-role/"+roleName(cr.Status.Principal)+"/pod") {
+			t.Errorf("the session is %s, want one of role %s", arn, cr.Status.Principal)
+		}
+	}
+
+	t.Run("the Deployment's pod, with its own projected token, is admitted, and STS takes that token", func(t *testing.T) {
+		got := admitted(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "aws-cloud-controller-manager-0", Labels: d.Spec.Template.Labels},
 			Spec: *d.Spec.Template.Spec.DeepCopy()})
+		var own string
+		for _, v := range got.Spec.Volumes {
+			if v.Projected != nil && !strings.HasPrefix(v.Name, "kube-api-access-") {
+				own = v.Name
+			}
+		}
+		assumes(t, got, own)
 	})
 
-	t.Run("a pod the mutating webhook wires to the request is admitted", func(t *testing.T) {
+	t.Run("a pod the mutating webhook wires to the request is admitted, and STS takes its token", func(t *testing.T) {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "aws-cloud-controller-manager-wired", Labels: d.Spec.Template.Labels,
 			Annotations: map[string]string{workload.AnnotationCredentials: example}},
 			Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "ccm", Image: d.Spec.Template.Spec.Containers[0].Image}}}}
-		got := admitted(t, p)
-		wired := false
-		for _, v := range got.Spec.Volumes {
-			wired = wired || v.Name == admission.TokenVolume
-		}
-		if !wired {
-			t.Errorf("stored volumes %+v: want %s, the token the mutating webhook adds", got.Spec.Volumes, admission.TokenVolume)
-		}
+		assumes(t, admitted(t, p), admission.TokenVolume)
 	})
 
 	t.Run("a request naming its own role wires the pods of a ServiceAccount the role trusts, and refuses the others, as STS answers their tokens", func(t *testing.T) {
