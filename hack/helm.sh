@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds helm from the Go module proxy into the CI cache's bin folder (or
 # DIR) once, and prints its path. The chart tests (test/deploy) render
-# charts/leash with it:
+# deploy/helm/leash with it:
 #
 #   export HELM="$(hack/helm.sh)"
 #

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/atomicfile"
 	"leash.dev/leash/localaws/internal/store"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/localaws/localtest"

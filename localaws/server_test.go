@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 )
 

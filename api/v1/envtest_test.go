@@ -33,7 +33,7 @@ func startWithCRD(t *testing.T) client.Client {
 	if err := leashv1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	srv := apiserver.Start(t, apiserver.Options{Scheme: s, CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}})
+	srv := apiserver.Start(t, apiserver.Options{Scheme: s, CRDDirs: []string{filepath.Join("..", "..", "deploy", "crd")}})
 	env := srv.Env
 	if len(env.CRDs) != 1 || env.CRDs[0].Name != "credentialsrequests.cloudcredential.openshift.io" {
 		t.Fatalf("installed CRDs %v; want credentialsrequests.cloudcredential.openshift.io only", env.CRDs)

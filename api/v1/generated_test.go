@@ -18,7 +18,7 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	}
 	for committed, fresh := range map[string]string{
 		"zz_generated.deepcopy.go": filepath.Join(out, "zz_generated.deepcopy.go"),
-		filepath.Join("..", "..", "config", "crd", "cloudcredential.openshift.io_credentialsrequests.yaml"): filepath.Join(out, "cloudcredential.openshift.io_credentialsrequests.yaml"),
+		filepath.Join("..", "..", "deploy", "crd", "cloudcredential.openshift.io_credentialsrequests.yaml"): filepath.Join(out, "cloudcredential.openshift.io_credentialsrequests.yaml"),
 	} {
 		want, err := os.ReadFile(fresh)
 		if err != nil {

@@ -1,6 +1,6 @@
 // Command admission measures the operator's admission webhook behind a real
 // API server. It starts kube-apiserver and etcd (through controller-runtime's
-// envtest) with deploy/webhook.yaml installed and pointed at this process,
+// envtest) with deploy/base/webhook.yaml installed and pointed at this process,
 // leash local, and the operator with its webhook in this process; then it
 // creates N pods that name a CredentialsRequest, each wired by the mutating
 // webhook and judged by the validating one, and N plain pods in a namespace
@@ -50,14 +50,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"leash.dev/leash/admission"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
-	"leash.dev/leash/workload"
+	"leash.dev/leash/internal/workload"
 )
 
 const (
@@ -92,8 +92,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.n, "n", 1000, "pods to create through the webhooks (and as many without)")
 	fs.IntVar(&o.concurrency, "concurrency", 1, "concurrent create calls (1: each admission alone, as a per-request latency; more adds this machine's contention)")
 	fs.DurationVar(&o.target, "target", 5*time.Millisecond, "the time the webhook calls may add per pod create, by the API server's measure and at the client")
-	fs.StringVar(&o.crdDir, "crd", "config/crd", "folder of the CredentialsRequest CRD")
-	fs.StringVar(&o.hooks, "webhooks", "deploy/webhook.yaml", "the webhook configurations to install")
+	fs.StringVar(&o.crdDir, "crd", "deploy/crd", "folder of the CredentialsRequest CRD")
+	fs.StringVar(&o.hooks, "webhooks", "deploy/base/webhook.yaml", "the webhook configurations to install")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (the webhook, its client and leash local) to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -488,7 +488,7 @@ func quantile(d []time.Duration, q float64) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
 func report(out io.Writer, o options, own map[string][]time.Duration, api map[string]*series, withHooks, without, asWired []time.Duration) bool {
-	fmt.Fprintf(out, "admission: %d pods naming a request through deploy/webhook.yaml, %d concurrent creates; %s; nproc %d; %s\n\n",
+	fmt.Fprintf(out, "admission: %d pods naming a request through deploy/base/webhook.yaml, %d concurrent creates; %s; nproc %d; %s\n\n",
 		o.n, o.concurrency, time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "the webhook's own answer\tcalls\tp50\tp99")

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"leash.dev/leash/bench/internal/procmem"
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 )
 

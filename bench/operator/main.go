@@ -47,7 +47,7 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/bench/internal/procmem"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 
@@ -93,7 +93,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.poll, "poll", 250*time.Millisecond, "how often to list the requests to count the Ready ones")
 	fs.DurationVar(&o.targetTime, "target-time", 60*time.Second, "time to all Ready that passes")
 	fs.Float64Var(&o.targetRSS, "target-rss", 150, "peak resident set of the operator, in MiB, that passes")
-	fs.StringVar(&o.crdDir, "crd", "config/crd", "folder of the CredentialsRequest CRD")
+	fs.StringVar(&o.crdDir, "crd", "deploy/crd", "folder of the CredentialsRequest CRD")
 	fs.StringVar(&o.leash, "leash", "", "leash binary to run; empty builds ./cmd/leash")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary folder (operator log, leash local's data, kubeconfig)")
 	if err := fs.Parse(args); err != nil {

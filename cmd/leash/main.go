@@ -13,7 +13,7 @@ import (
 	// reaches IAM and STS over TLS.
 	_ "golang.org/x/crypto/x509roots/fallback"
 
-	"leash.dev/leash/cli"
+	"leash.dev/leash/internal/cli"
 )
 
 func main() {

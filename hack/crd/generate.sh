@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates api/v1/zz_generated.deepcopy.go and the CredentialsRequest CRD
-# (config/crd/cloudcredential.openshift.io_credentialsrequests.yaml) from the
+# (deploy/crd/cloudcredential.openshift.io_credentialsrequests.yaml) from the
 # Go types in api/v1 with controller-gen, and copies the CRD into the Helm
-# chart (charts/leash/crds), which Helm installs before the templates.
+# chart (deploy/helm/leash/crds), which Helm installs before the templates.
 #
 # Usage, from anywhere in the repository:
 #   hack/crd/generate.sh           # rewrite the committed files
@@ -15,7 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
 object_dir=api/v1
-crd_dir=config/crd
+crd_dir=deploy/crd
 if [[ $# -ge 1 ]]; then
 	mkdir -p "$1"
 	object_dir="$1"
@@ -29,5 +29,5 @@ go run "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION
 	"output:object:dir=${object_dir}" \
 	"output:crd:dir=${crd_dir}"
 if [[ $# -eq 0 ]]; then
-	cp "$crd_dir/cloudcredential.openshift.io_credentialsrequests.yaml" charts/leash/crds/
+	cp "$crd_dir/cloudcredential.openshift.io_credentialsrequests.yaml" deploy/helm/leash/crds/
 fi

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"leash.dev/leash/analyze"
-	"leash.dev/leash/workload"
+	"leash.dev/leash/internal/workload"
 )
 
 // atContainer matches a finding's path under the pod spec: the container

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"leash.dev/leash/simulate"
+	"leash.dev/leash/internal/simulate"
 )
 
 // Case is one reference case.

@@ -53,7 +53,7 @@ type Options struct {
 	// Issuer's: such as the ones leash sts create-issuer prints.
 	Flags []string
 	// Webhooks installs admission webhook configurations (Paths: files
-	// such as deploy/webhook.yaml), their service clientConfigs pointed at
+	// such as deploy/base/webhook.yaml), their service clientConfigs pointed at
 	// a local server: after Start, Server.Env.WebhookInstallOptions says
 	// where to serve (LocalServingHost, LocalServingPort) and with which
 	// certificate (LocalServingCertDir's tls.crt and tls.key).

@@ -27,7 +27,7 @@ import (
 )
 
 // chartDir is the Helm chart under test, from this folder.
-const chartDir = "../../charts/leash"
+const chartDir = "../../deploy/helm/leash"
 
 // helmOnlyLabels are the labels Helm's conventions add to every object,
 // which deploy/ has no use for; they are all that may differ.

@@ -525,7 +525,7 @@ func newScheme(t *testing.T) *runtime.Scheme {
 
 // TestApplied installs deploy/ with kubectl apply -k, and the Helm chart as
 // helm template renders it with kubectl apply --server-side (into the
-// namespace deploy/namespace.yaml makes, as the chart's docs say), each on
+// namespace deploy/base/namespace.yaml makes, as the chart's docs say), each on
 // its own API server, and checks what each installed: the objects, the
 // operator's pod under the restricted Pod Security Standard, and its RBAC.
 func TestApplied(t *testing.T) {
@@ -550,7 +550,7 @@ func TestApplied(t *testing.T) {
 		if err := os.WriteFile(file, []byte(strings.Join(docs, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		testApplied(t, kubectl, chart, [][]string{{"-f", filepath.Join(deployDir, "namespace.yaml")}, {"-f", file}})
+		testApplied(t, kubectl, chart, [][]string{{"-f", filepath.Join(deployDir, "base", "namespace.yaml")}, {"-f", file}})
 	})
 }
 

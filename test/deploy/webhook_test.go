@@ -18,14 +18,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/admission"
+	"leash.dev/leash/internal/admission"
 )
 
 const (
 	// certManagerInstall is the kustomization that applies deploy/ with
 	// the component deploy/cert-manager, which takes the webhook's
 	// certificate from cert-manager.
-	certManagerInstall = "../../config/cert-manager"
+	certManagerInstall = "../../deploy/cert-manager"
 	webhookService     = "leash-webhook"
 	webhookPort        = 9443
 )
@@ -218,7 +218,7 @@ func checkRequestWebhook(t *testing.T, w admissionregistrationv1.ValidatingWebho
 	}
 }
 
-// TestCertManagerComponent renders config/cert-manager (deploy/ with the
+// TestCertManagerComponent renders deploy/cert-manager (deploy/ with the
 // cert-manager component) and checks that its parts agree: the Certificate
 // is for the webhook Service's names and writes the Secret the pod mounts,
 // the operator serves the mounted folder, and both configurations take

@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"leash.dev/leash/admission"
-	"leash.dev/leash/admission/webhookcert"
+	"leash.dev/leash/internal/admission"
+	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/analyze"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // restoreBound is how soon a configuration re-created or given a stale
@@ -32,7 +32,7 @@ const restoreBound = 5 * time.Second
 
 // rotatingWebhook is the operator's webhook as deploy/ runs it: serving
 // the certificate the operator keeps (Options.Rotate), at the local
-// address deploy/webhook.yaml was installed to call. The resync stays the
+// address deploy/base/webhook.yaml was installed to call. The resync stays the
 // default minute, so that only the watch can restore a bundle in time.
 func rotatingWebhook(wio envtest.WebhookInstallOptions) *admission.Options {
 	return &admission.Options{Host: wio.LocalServingHost, Port: wio.LocalServingPort, RefuseAt: analyze.High,
@@ -40,7 +40,7 @@ func rotatingWebhook(wio envtest.WebhookInstallOptions) *admission.Options {
 }
 
 // TestWebhookCABundleRestored runs the operator with its own certificate
-// against deploy/webhook.yaml on a real API server, with pods in a
+// against deploy/base/webhook.yaml on a real API server, with pods in a
 // namespace whose webhooks fail closed. Deleting both configurations and
 // creating them again without a caBundle, as kubectl delete and kubectl
 // apply -k deploy/ do in an upgrade, leaves them without one for less than
@@ -167,9 +167,9 @@ func TestWebhookStoppedKeepsCredentials(t *testing.T) {
 	// webhook fails closed, and will not answer.
 	cl.create(t, request(t, "apps", "before", "apps", entries))
 
-	wio := &envtest.WebhookInstallOptions{Paths: []string{"../../deploy/webhook.yaml"}, LocalServingHost: "127.0.0.1"}
+	wio := &envtest.WebhookInstallOptions{Paths: []string{"../../deploy/base/webhook.yaml"}, LocalServingHost: "127.0.0.1"}
 	if err := wio.Install(cl.api.Config); err != nil {
-		t.Fatalf("installing deploy/webhook.yaml: %v", err)
+		t.Fatalf("installing deploy/base/webhook.yaml: %v", err)
 	}
 	t.Cleanup(func() { _ = wio.Cleanup() })
 	m, _ := webhookConfigurations(ctx, t, cl.c)
@@ -271,7 +271,7 @@ func webhookConfigurations(ctx context.Context, t *testing.T, c client.Client) (
 }
 
 // bundlesAre says whether both configurations exist and every one of
-// deploy/webhook.yaml's seven webhooks carries bundle.
+// deploy/base/webhook.yaml's seven webhooks carries bundle.
 func bundlesAre(ctx context.Context, t *testing.T, c client.Client, bundle []byte) bool {
 	t.Helper()
 	var all [][]byte
@@ -282,7 +282,7 @@ func bundlesAre(ctx context.Context, t *testing.T, c client.Client, bundle []byt
 		all = append(all, caBundles(obj)...)
 	}
 	if len(all) != 7 {
-		t.Fatalf("%d webhooks; want deploy/webhook.yaml's 7", len(all))
+		t.Fatalf("%d webhooks; want deploy/base/webhook.yaml's 7", len(all))
 	}
 	for _, b := range all {
 		if !bytes.Equal(b, bundle) {

@@ -26,11 +26,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"leash.dev/leash/admission"
-	"leash.dev/leash/admission/webhookcert"
+	"leash.dev/leash/internal/admission"
+	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 
@@ -43,7 +43,7 @@ var certTestLifetimes = webhookcert.Options{
 	Resync: 250 * time.Millisecond,
 }
 
-// TestAdmissionCertRotation installs deploy/webhook.yaml on a real API
+// TestAdmissionCertRotation installs deploy/base/webhook.yaml on a real API
 // server, pointed at a local webhook server whose TLS comes from the
 // Rotator, in a namespace where both webhooks fail closed. Pods are
 // admitted with the Rotator's certificate, not envtest's; with lifetimes of
@@ -52,14 +52,14 @@ var certTestLifetimes = webhookcert.Options{
 // refused across any of it. A configuration annotated for cert-manager
 // stops the webhook, not the manager, until the annotation goes.
 func TestAdmissionCertRotation(t *testing.T) {
-	srv := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{"../../config/crd"}})
+	srv := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{"../../deploy/crd"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := srv.Client
 
-	wio := &envtest.WebhookInstallOptions{Paths: []string{"../../deploy/webhook.yaml"}, LocalServingHost: "127.0.0.1"}
+	wio := &envtest.WebhookInstallOptions{Paths: []string{"../../deploy/base/webhook.yaml"}, LocalServingHost: "127.0.0.1"}
 	if err := wio.Install(srv.Config); err != nil {
-		t.Fatalf("installing deploy/webhook.yaml: %v", err)
+		t.Fatalf("installing deploy/base/webhook.yaml: %v", err)
 	}
 	t.Cleanup(func() { _ = wio.Cleanup() })
 	for _, ns := range []*corev1.Namespace{
@@ -297,7 +297,7 @@ func certBundles(ctx context.Context, t *testing.T, c client.Client) ([]byte, []
 			bundles = append(bundles, w.ClientConfig.CABundle)
 		}
 		if len(bundles) != 7 {
-			t.Fatalf("%d webhooks; want deploy/webhook.yaml's 7", len(bundles))
+			t.Fatalf("%d webhooks; want deploy/base/webhook.yaml's 7", len(bundles))
 		}
 		same := true
 		for _, b := range bundles[1:] {

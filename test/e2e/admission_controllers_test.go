@@ -15,13 +15,13 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/admission"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/realcontrollers"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
-	"leash.dev/leash/workload"
+	"leash.dev/leash/internal/workload"
 )
 
 // admissionFinding is a finding's ID at the start of a line of the
@@ -32,7 +32,7 @@ var admissionFinding = regexp.MustCompile(`(?m)(?:^|\n|: )(LEASH-[A-Z]+-\d+) \(`
 // manifests, unchanged (testdata/controllers/README.md), with the overlay
 // and request a platform engineer adds, behind a real API server with the
 // default admission plugins that calls the operator's webhooks through
-// deploy/webhook.yaml, as the ReplicaSet or DaemonSet controller would
+// deploy/base/webhook.yaml, as the ReplicaSet or DaemonSet controller would
 // create them. Each is admitted, or refused with findings; each finding's
 // fix is then made to the manifest as its text says and the pod created
 // again, until it is admitted with no finding. At every step the webhooks'

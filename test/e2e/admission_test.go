@@ -24,12 +24,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"leash.dev/leash/admission"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/oidcissuer"
-	"leash.dev/leash/operator"
-	"leash.dev/leash/workload"
+	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/internal/workload"
 )
 
 // warnings collects the warnings the API server returns.
@@ -191,7 +191,7 @@ func manifest[T client.Object](o T, kind, apiVersion string) T {
 }
 
 // TestAdmission runs the operator's admission webhook behind a real API
-// server that calls it through deploy/webhook.yaml: a pod naming its
+// server that calls it through deploy/base/webhook.yaml: a pod naming its
 // request is stored wired, one that could reach the node's role is refused
 // with the finding of leash check workload, other pods are untouched, and
 // while the webhook is down the namespaces (and pods labelled
@@ -273,7 +273,7 @@ func TestAdmission(t *testing.T) {
 	})
 
 	t.Run("a real controller's pod (the AWS load balancer controller's template) naming its request is wired and checks clean", func(t *testing.T) {
-		set, err := workload.Read(filepath.Join("..", "..", "workload", "testdata", "controllers", "aws-load-balancer-controller.yaml"))
+		set, err := workload.Read(filepath.Join("..", "..", "internal", "workload", "testdata", "controllers", "aws-load-balancer-controller.yaml"))
 		if err != nil || len(set.Pods) != 1 {
 			t.Fatalf("reading the load balancer controller's manifests: %v (%d pods)", err, len(set.Pods))
 		}

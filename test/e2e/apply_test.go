@@ -17,7 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // applyRun runs `leash apply` with args and returns its output and exit

@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestOperatorRoleOfAnotherAccount runs the operator against leash local

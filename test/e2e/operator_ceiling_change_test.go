@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/test/apiserver"
 )
@@ -43,7 +43,7 @@ const (
 // it gave back; requests above it report AboveCeiling.
 func TestOperatorCeilingChanges(t *testing.T) {
 	ctx := context.Background()
-	api := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}})
+	api := apiserver.Start(t, apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "deploy", "crd")}})
 	local := startLocal(t, t.TempDir())
 	id, secret := local.adminKey(t)
 	cl := &cluster{api: api, c: api.Client, url: local.url, admin: local.iam(id, secret)}

@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // ceilingE2E allows reading IAM users but never those named protected-*:

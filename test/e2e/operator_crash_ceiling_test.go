@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestCrashCeiling kills `leash operator --ceiling` after each IAM call of

@@ -20,7 +20,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/secretowner"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestOperatorIsNobodysDeputy runs the operator with its root key in the

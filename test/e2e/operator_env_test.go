@@ -21,10 +21,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 
@@ -47,7 +47,7 @@ type clusterOptions struct {
 	// leash local trust issuers by their key set files.
 	issuer *apiserver.Issuer
 	jwks   map[string]string
-	// webhooks installs deploy/webhook.yaml, pointed at the local serving
+	// webhooks installs deploy/base/webhook.yaml, pointed at the local serving
 	// address in api.Env.WebhookInstallOptions.
 	webhooks bool
 	// otherAccounts are accounts leash local holds beside account.
@@ -56,9 +56,9 @@ type clusterOptions struct {
 
 func newCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
-	ao := apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "config", "crd")}, Issuer: o.issuer}
+	ao := apiserver.Options{Scheme: operator.Scheme(), CRDDirs: []string{filepath.Join("..", "..", "deploy", "crd")}, Issuer: o.issuer}
 	if o.webhooks {
-		ao.Webhooks.Paths = []string{filepath.Join("..", "..", "deploy", "webhook.yaml")}
+		ao.Webhooks.Paths = []string{filepath.Join("..", "..", "deploy", "base", "webhook.yaml")}
 	}
 	api := apiserver.Start(t, ao)
 	dir := t.TempDir()

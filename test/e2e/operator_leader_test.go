@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // replica is one operator with leader election, as each pod of deploy/ runs.

@@ -18,7 +18,7 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestMint follows one minted request through its life: created, used,

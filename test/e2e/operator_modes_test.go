@@ -22,8 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestOperatorRefusesBeforeIAM pins that the operator refuses, on a real

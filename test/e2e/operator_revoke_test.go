@@ -15,9 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
-	"leash.dev/leash/operator"
-	"leash.dev/leash/revoke"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/internal/revoke"
 	"leash.dev/leash/test/apiserver"
 )
 

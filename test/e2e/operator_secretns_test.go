@@ -17,18 +17,18 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // operatorSA is the operator's identity in deploy/: ServiceAccount
 // leash-system/leash.
 const operatorSA = "system:serviceaccount:leash-system:leash"
 
-// clusterRoleWithoutSecrets is deploy/rbac.yaml's ClusterRole without its
+// clusterRoleWithoutSecrets is deploy/base/rbac.yaml's ClusterRole without its
 // Secret rule, as the chart renders it with rbac.secretNamespaces.
 func clusterRoleWithoutSecrets(t *testing.T) *rbacv1.ClusterRole {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "rbac.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "base", "rbac.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func clusterRoleWithoutSecrets(t *testing.T) *rbacv1.ClusterRole {
 		cr.Rules = slices.DeleteFunc(cr.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "secrets") })
 		return &cr
 	}
-	t.Fatal("deploy/rbac.yaml has no ClusterRole")
+	t.Fatal("deploy/base/rbac.yaml has no ClusterRole")
 	return nil
 }
 

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
 )
 

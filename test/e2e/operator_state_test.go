@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 

@@ -21,8 +21,8 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/awscreds"
-	"leash.dev/leash/oidcissuer"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/test/apiserver"
 )

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // TestThrottledMint mints 100 requests while leash local throttles 30% of

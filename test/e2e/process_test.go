@@ -25,7 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 )
 
 // account is the account every test's endpoint holds.

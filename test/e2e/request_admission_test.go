@@ -18,10 +18,10 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/admission"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/operator"
+	"leash.dev/leash/internal/operator"
 )
 
 // deployer is the team-a ServiceAccount of TestRequestAdmission: it may do
@@ -42,7 +42,7 @@ func teamRole(t *testing.T, cl *cluster, ns, name string, subject rbacv1.Subject
 }
 
 // serveWebhooks runs the operator with its admission webhooks served where
-// the API server calls deploy/webhook.yaml's, and waits until they listen.
+// the API server calls deploy/base/webhook.yaml's, and waits until they listen.
 func serveWebhooks(t *testing.T, cl *cluster, o operator.Options) {
 	t.Helper()
 	wio := cl.api.Env.WebhookInstallOptions

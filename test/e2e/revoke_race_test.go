@@ -14,9 +14,9 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/revoke"
+	"leash.dev/leash/internal/revoke"
 )
 
 // TestRevokeUserRacesTheKeyHolder revokes a user whose leaked key is in

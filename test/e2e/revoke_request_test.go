@@ -9,9 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/iamclient"
-	"leash.dev/leash/operator"
-	"leash.dev/leash/revoke"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/internal/revoke"
 )
 
 // TestRevokeRequestInCluster revokes the user the operator minted for a

@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/revoke"
+	"leash.dev/leash/internal/revoke"
 )
 
 // revokeEnv is leash local in this process, an administrator, and an

@@ -31,7 +31,7 @@ import (
 	"leash.dev/leash/awscreds"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/oidcissuer"
+	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/test/apiserver"
 )
 

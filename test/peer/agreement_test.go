@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/simulate"
+	"leash.dev/leash/internal/simulate"
 )
 
 var peerN = flag.Int("peer.n", 20000, "number of random cases TestGeneratedAgreement compares")

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/policy"
-	"leash.dev/leash/simulate"
+	"leash.dev/leash/internal/simulate"
 )
 
 // The generator builds random but realistic cases: real actions with ARNs of

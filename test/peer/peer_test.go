@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/simulate"
+	"leash.dev/leash/internal/simulate"
 )
 
 // peerPackage is the reference engine; its version is pinned in package.json.

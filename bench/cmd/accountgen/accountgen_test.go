@@ -10,7 +10,7 @@ import (
 
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
-	"leash.dev/leash/iamclient"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"leash.dev/leash/policy"
-	"leash.dev/leash/simulate"
+	"leash.dev/leash/internal/simulate"
 )
 
 // compiled is one request of the corpus ready for leash.

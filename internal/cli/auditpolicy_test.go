@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"leash.dev/leash/policy"
+)
+
+func TestAuditPolicy(t *testing.T) {
+	const (
+		fixture = "../cloudtrail/testdata/cloudtrail"
+		ciRole  = "arn:aws:iam::111122223333:role/ci/ci-deploy"
+	)
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		stdout string // a line the policy on stdout holds
+		stderr []string
+	}{
+		{"the policy on stdout, what it leaves out on stderr", []string{"--trail-dir", fixture, "--principal", ciRole, "--policy"}, ExitOK,
+			`"arn:aws:s3:::example-ci-artifacts/builds/101/app.tar.gz"`,
+			[]string{"leash audit: observed but refused: s3:GetObject on arn:aws:s3:::example-prod-secrets/db/password.txt (AccessDenied): not granted",
+				`leash audit: ec2:RunInstances granted on "*"`}},
+		{"the window bounds the calls granted", []string{"--trail-dir", fixture, "--principal", ciRole, "--policy", "--since", "2026-11-29T13:00:00Z"}, ExitOK,
+			`"ec2:TerminateInstances"`, []string{"ec2:TerminateInstances on arn:aws:ec2:us-east-1:111122223333:instance/i-0fedcba9876543210 (Client.UnauthorizedOperation)"}},
+		{"a policy is one principal's", []string{"--trail-dir", fixture, "--policy"}, ExitBadInput, "",
+			[]string{"--policy: needs --principal"}},
+		{"--denied selects only calls a policy never grants", []string{"--trail-dir", fixture, "--principal", ciRole, "--policy", "--denied"}, ExitBadInput, "",
+			[]string{"drop --denied"}},
+		{"--output formats the calls, not the policy", []string{"--trail-dir", fixture, "--principal", ciRole, "--policy", "--output", "json"}, ExitBadInput, "",
+			[]string{"drop --output"}},
+		{"no allowed call in the window is bad input", []string{"--trail-dir", fixture, "--principal", ciRole, "--policy", "--since", "2026-11-30T00:00:00Z"}, ExitBadInput, "",
+			[]string{"0 calls selected", "nothing to grant", "widen the window"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := Run(context.Background(), append([]string{"audit"}, tt.args...), nil, &out, &errOut)
+			if status != tt.status {
+				t.Fatalf("status %d, want %d; stderr: %s", status, tt.status, errOut.String())
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut.String())
+				}
+			}
+			if tt.status != ExitOK {
+				if out.Len() != 0 {
+					t.Errorf("stdout on bad input: %s", out.String())
+				}
+				return
+			}
+			// stdout is a policy file and nothing else.
+			if _, err := policy.Parse(out.Bytes(), policy.Identity); err != nil {
+				t.Errorf("stdout is not a policy: %v\n%s", err, out.String())
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("policy lacks %s:\n%s", tt.stdout, out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,214 @@
+package whocan
+
+import (
+	"sort"
+
+	"leash.dev/leash/policy"
+)
+
+// Question is "who can perform Action on Resource?".
+type Question struct {
+	Action string
+	// Resource is the resource ARN; "" or "*" for actions without
+	// resource-level permissions.
+	Resource string
+	// ResourcePolicy is the resource's policy, nil for none. For
+	// sts:AssumeRole* on a role of the snapshot, the role's trust policy is
+	// taken when this is nil.
+	ResourcePolicy *policy.Named
+	// Context holds condition keys: one value is a single-valued key,
+	// several a multivalued one (as `leash simulate --context`).
+	Context map[string][]string
+	// All lists denied principals too.
+	All bool
+}
+
+// Statement is one statement that decided, and where its policy comes from.
+type Statement struct {
+	Origin
+	// PolicyType is the engine's: identity, resource, boundary, scp, rcp.
+	PolicyType string `json:"policyType"`
+	Index      int    `json:"statementIndex"`
+	Sid        string `json:"sid,omitempty"`
+	Effect     string `json:"effect"`
+}
+
+// Row is one principal of an answer.
+type Row struct {
+	ARN  string `json:"arn"`
+	Kind Kind   `json:"kind"`
+	// Role is a session's role.
+	Role     string `json:"role,omitempty"`
+	Decision string `json:"decision"`
+	// Statements decided the principal's own request (the last step of
+	// a path).
+	Statements []Statement `json:"statements,omitempty"`
+	// Path is how the principal reaches a principal that is allowed, or
+	// any permission, with --escalation: empty when it is allowed itself.
+	Path []Step `json:"path,omitempty"`
+	// Incomplete lists policies the snapshot lacks for the principal.
+	Incomplete []string `json:"incomplete,omitempty"`
+
+	principal *Principal
+}
+
+// Answer is the principals that can, in the order: allowed directly, then by
+// path length, each group by ARN.
+type Answer struct {
+	Action   string `json:"action"`
+	Resource string `json:"resource"`
+	Rows     []Row  `json:"principals"`
+	// Warnings are about the snapshot as a whole.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Allowed reports whether any principal can (directly or by a path).
+func (a *Answer) Allowed() bool {
+	for _, r := range a.Rows {
+		if r.Decision == policy.Allowed.String() || len(r.Path) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// asker decides requests for one question.
+type asker struct {
+	m        *Model
+	q        Question
+	resource string
+	// resPolicy is the given resource policy, compiled; trustOf says to take
+	// a target role's trust policy instead.
+	resPolicy *policy.Compiled
+}
+
+func (m *Model) asker(q Question) (*asker, error) {
+	a := &asker{m: m, q: q, resource: q.Resource}
+	if a.resource == "" {
+		a.resource = "*"
+	}
+	kind := policy.ResourcePolicyKind(q.Action, a.resource)
+	if q.ResourcePolicy != nil {
+		c, err := policy.CompileOne(*q.ResourcePolicy, kind)
+		if err != nil {
+			return nil, err
+		}
+		a.resPolicy = c
+	} else if kind == policy.Trust {
+		if i, ok := m.byARN[a.resource]; ok && m.Principals[i].Kind == KindRole {
+			a.resPolicy = m.Principals[i].trust
+		}
+	}
+	return a, nil
+}
+
+// request builds a request for p with the question's context and p's own
+// keys.
+func (m *Model) request(p *Principal, action, resource string, ctx map[string][]string) *policy.Request {
+	r := &policy.Request{Principal: p.Caller, Action: action, Resource: resource}
+	for k, v := range ctx {
+		if len(v) == 1 {
+			r.Context.Set(k, v[0])
+		} else {
+			r.Context.SetList(k, v)
+		}
+	}
+	r.Context.AddPrincipalKeys(p.Caller)
+	return r
+}
+
+func (a *asker) explain(p *Principal) policy.Result {
+	return a.m.policies(p, a.resPolicy).Explain(a.m.request(p, a.q.Action, a.resource, a.q.Context))
+}
+
+func (a *asker) decide(p *Principal) policy.Decision {
+	return a.m.policies(p, a.resPolicy).Decide(a.m.request(p, a.q.Action, a.resource, a.q.Context))
+}
+
+// principals is every principal asked: users, roles, and the role sessions
+// the resource policy names.
+func (a *asker) principals() []*Principal {
+	out := append([]*Principal(nil), a.m.Principals...)
+	if a.q.ResourcePolicy == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, st := range a.q.ResourcePolicy.Document.Statements {
+		for _, pr := range []*policy.Principal{st.Principal, st.NotPrincipal} {
+			if pr == nil {
+				continue
+			}
+			for _, arn := range pr.AWS {
+				if seen[arn] {
+					continue
+				}
+				seen[arn] = true
+				if role, ok := a.m.roleOfSession(arn); ok {
+					out = append(out, session(role, arn))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// WhoCan answers the question for every principal of the account.
+func (m *Model) WhoCan(q Question) (*Answer, error) {
+	a, err := m.asker(q)
+	if err != nil {
+		return nil, err
+	}
+	ans := &Answer{Action: q.Action, Resource: a.resource}
+	for _, p := range a.principals() {
+		d := a.decide(p)
+		if d != policy.Allowed && !q.All && !unknown(p, d) {
+			continue
+		}
+		ans.Rows = append(ans.Rows, a.row(p, d))
+	}
+	sortRows(ans.Rows)
+	return ans, nil
+}
+
+// unknown reports whether a "no" for p is not known: the snapshot lacks
+// policies of p, which might allow what the others do not. An explicit deny
+// stands whatever they say.
+func unknown(p *Principal, d policy.Decision) bool {
+	return len(p.Incomplete) > 0 && d == policy.ImplicitDeny
+}
+
+func (a *asker) row(p *Principal, d policy.Decision) Row {
+	r := Row{ARN: p.ARN, Kind: p.Kind, Role: p.Role, Decision: d.String(), Incomplete: p.Incomplete, principal: p}
+	res := a.explain(p)
+	r.Statements = statements(p, res.Statements)
+	return r
+}
+
+func statements(p *Principal, refs []policy.StatementRef) []Statement {
+	out := make([]Statement, 0, len(refs))
+	for _, ref := range refs {
+		out = append(out, Statement{Origin: p.origin(ref), PolicyType: ref.PolicyType, Index: ref.Index, Sid: ref.Sid, Effect: string(ref.Effect)})
+	}
+	return out
+}
+
+// sortRows orders allowed principals first, then by path length, then by
+// ARN.
+func sortRows(rows []Row) {
+	rank := func(r Row) int {
+		if r.Decision == policy.Allowed.String() {
+			return 0
+		}
+		if len(r.Path) > 0 {
+			return len(r.Path)
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		ri, rj := rank(rows[i]), rank(rows[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return rows[i].ARN < rows[j].ARN
+	})
+}
