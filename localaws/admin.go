@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/atomicfile"
+	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws/internal/store"
 )
 

@@ -50,14 +50,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/test/apiserver"
 	"leash.dev/leash/internal/workload"
+	"leash.dev/leash/localaws"
+	"leash.dev/leash/test/apiserver"
 )
 
 const (

@@ -46,8 +46,8 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/bench/internal/procmem"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/localaws"
 	"leash.dev/leash/test/apiserver"
 )
 

@@ -17,8 +17,8 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/realcontrollers"
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/workload"
+	"leash.dev/leash/policy"
 )
 
 // exampleNodeRole are the node role's policies of examples/node-role, which

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/policy"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/internal/workload"
 )
 

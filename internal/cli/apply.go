@@ -12,8 +12,8 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/internal/termsafe"
 )
 
 func newApply() *cobra.Command {

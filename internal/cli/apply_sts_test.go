@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/localaws"
 )
 
 const stsRequestYAML = `apiVersion: cloudcredential.openshift.io/v1

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/internal/cloudtrail"
 )
 
 // auditOptions are leash audit's flags: one source, and the selection.

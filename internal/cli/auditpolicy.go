@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/localaws/audit"
-	"leash.dev/leash/internal/cloudtrail"
 )
 
 // checkPolicyFlags refuses the flags that --policy cannot honour: a policy

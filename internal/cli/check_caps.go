@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/policy"
 )
 
 // The caps of a file-based review: --boundary, the principal's permissions

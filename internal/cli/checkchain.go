@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"leash.dev/leash/internal/whocan"
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/whocan"
 )
 
 // accountCheck is the snapshot `leash check --account` reviews a principal

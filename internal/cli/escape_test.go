@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"leash.dev/leash/internal/revoke"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/internal/revoke"
 )
 
 // injected is text that, printed raw, ends its line, starts a forged one

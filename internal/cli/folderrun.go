@@ -12,9 +12,9 @@ import (
 
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/localaws"
 )
 
 // folderTarget is where a folder of requests is provisioned without a

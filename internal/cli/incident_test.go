@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/internal/revoke"
+	"leash.dev/leash/localaws/audit"
 )
 
 // TestIncidentRevokeInvestigateLift walks the runbook's incident end to end

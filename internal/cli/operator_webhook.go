@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/workload"

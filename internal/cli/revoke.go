@@ -17,12 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/internal/shellquote"
-	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/revoke"
-	"leash.dev/leash/internal/cloudtrail"
+	"leash.dev/leash/internal/shellquote"
+	"leash.dev/leash/internal/termsafe"
 )
 
 type revokeOptions struct {

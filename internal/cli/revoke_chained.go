@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/internal/termsafe"
-	"leash.dev/leash/internal/revoke"
 	"leash.dev/leash/internal/cloudtrail"
+	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/revoke"
+	"leash.dev/leash/internal/termsafe"
 )
 
 // listChained lists the sessions chained from the ones r revoked: the

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/termsafe"
 )
 
 type createProviderOptions struct {

@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/credfile"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/internal/oidcissuer"
 )
 
 func TestCreateIssuerRefusesBadInput(t *testing.T) {

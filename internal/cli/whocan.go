@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"leash.dev/leash/internal/whocan"
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/internal/whocan"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
-	"leash.dev/leash/internal/simulate"
 )
 
 // errNobody is who-can's "no": no principal can.

@@ -7,12 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/inputerr"
-	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/termsafe"
 	"leash.dev/leash/internal/workload"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/localaws/audit"
 )
 
 const (

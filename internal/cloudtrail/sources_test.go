@@ -17,11 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/internal/cloudtrail"
 )
 
 const account = "111122223333"

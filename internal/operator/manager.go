@@ -27,10 +27,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"leash.dev/leash/internal/admission"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/buildinfo"
+	"leash.dev/leash/internal/iamclient"
 )
 
 // Options configure the operator in a cluster.

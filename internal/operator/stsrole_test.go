@@ -22,8 +22,8 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/revoke"
+	"leash.dev/leash/policy"
 )
 
 const testIssuer = "https://issuer.unit.example/cluster"

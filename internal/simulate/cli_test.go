@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"leash.dev/leash/internal/cli"
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/policy"
 )
 
 // leash runs the leash command line in-process, as main does.

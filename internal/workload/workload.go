@@ -30,8 +30,8 @@ import (
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/internal/reqmode"
 	"leash.dev/leash/policy"
 )
 

@@ -19,9 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/admission/webhookcert"
-	"leash.dev/leash/analyze"
 	"leash.dev/leash/internal/operator"
 )
 

@@ -26,10 +26,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"leash.dev/leash/internal/admission"
-	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/admission"
+	"leash.dev/leash/internal/admission/webhookcert"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )

@@ -15,13 +15,13 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/internal/realcontrollers"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/policy"
+	"leash.dev/leash/internal/realcontrollers"
 	"leash.dev/leash/internal/workload"
+	"leash.dev/leash/policy"
 )
 
 // admissionFinding is a finding's ID at the start of a line of the

@@ -18,12 +18,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/test/apiserver"
 	"leash.dev/leash/internal/workload"
+	"leash.dev/leash/test/apiserver"
 )
 
 // TestAdmissionAdmitsTheSTSExample runs examples/ccm-sts as a cluster runs

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/workload"

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/internal/secretowner"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/internal/secretowner"
 )
 
 // TestOperatorIsNobodysDeputy runs the operator with its root key in the

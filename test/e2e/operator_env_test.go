@@ -22,9 +22,9 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/test/apiserver"
 )
 

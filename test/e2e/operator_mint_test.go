@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/localaws/faults"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/localaws/faults"
 )
 
 // TestMint follows one minted request through its life: created, used,

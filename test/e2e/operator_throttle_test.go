@@ -15,8 +15,8 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/localaws/faults"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/localaws/faults"
 )
 
 // TestThrottledMint mints 100 requests while leash local throttles 30% of

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"leash.dev/leash/internal/iamclient"
-	"leash.dev/leash/localaws/localtest"
 	"leash.dev/leash/internal/revoke"
+	"leash.dev/leash/localaws/localtest"
 )
 
 // TestRevokeUserRacesTheKeyHolder revokes a user whose leaked key is in

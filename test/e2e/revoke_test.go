@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"leash.dev/leash/internal/iamclient"
+	"leash.dev/leash/internal/revoke"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/localtest"
-	"leash.dev/leash/internal/revoke"
 )
 
 // revokeEnv is leash local in this process, an administrator, and an

@@ -30,8 +30,8 @@ import (
 
 	"leash.dev/leash/awscreds"
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/localaws"
 	"leash.dev/leash/internal/oidcissuer"
+	"leash.dev/leash/localaws"
 	"leash.dev/leash/test/apiserver"
 )
 

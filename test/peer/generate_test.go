@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/policy"
 )
 
 // The generator builds random but realistic cases: real actions with ARNs of

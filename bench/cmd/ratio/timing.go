@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"leash.dev/leash/policy"
 	"leash.dev/leash/internal/simulate"
+	"leash.dev/leash/policy"
 )
 
 // compiled is one request of the corpus ready for leash.
