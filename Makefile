@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build release image demo test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission
+.PHONY: build release image demo pictures test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission
 
 # -buildvcs=auto records the commit (leash version prints it) even where
 # GOFLAGS turns it off.
@@ -30,6 +30,13 @@ image:
 demo: build
 	bin/leash apply -f examples/
 	bin/leash simulate --request examples/simulate/requests.json --explain || [ $$? -eq 1 ]
+
+# Redraw the pictures leash draws itself (docs/images/pictures.txt): each .dot
+# from leash's output, each .svg from its .dot with Graphviz's dot (apt-get
+# install graphviz), stamped with the .dot's SHA-256; test/pictures fails when
+# one is stale.
+pictures:
+	GO='$(GO)' hack/pictures.sh
 
 # The differential tests run the peer IAM engine with node from test/peer.
 # The envtest tests run kube-apiserver and etcd from KUBEBUILDER_ASSETS, else
