@@ -66,7 +66,9 @@ var directions = []string{"TB", "TD", "BT", "RL", "LR"}
 
 // CheckMermaid says whether a block is well formed enough to render: a
 // known diagram type on its first line (with a known direction for a
-// flowchart), no tab, on each line balanced (), [] and {} outside balanced
+// flowchart), no tab (Mermaid takes tabs, but indentation decides the
+// structure of some diagrams, such as mindmaps, and a tab has no one
+// width: the pages indent with spaces), on each line balanced (), [] and {} outside balanced
 // double quotes (a line ending in "{" may open a block a line "}" closes,
 // as a composite state does), and each subgraph, loop, alt and the like
 // closed by "end". It is no Mermaid parser: a block it passes may still
