@@ -20,7 +20,8 @@ while read -r file args; do
 	dotfile="docs/images/$file" svg="docs/images/${file%.dot}.svg"
 	# shellcheck disable=SC2086 # the arguments are words, split on purpose
 	"$bin/leash" $args >"$dotfile"
-	sum="$(sha256sum "$dotfile" | cut -d' ' -f1)"
-	dot -Tsvg "$dotfile" | sed "1a <!-- rendered from $file sha256:$sum by make pictures; do not edit -->" >"$svg"
+	sum="$( (sha256sum "$dotfile" 2>/dev/null || shasum -a 256 "$dotfile") | cut -d' ' -f1)"
+	dot -Tsvg "$dotfile" |
+		awk -v c="<!-- rendered from $file sha256:$sum by make pictures; do not edit -->" 'NR == 1 { print; print c; next } { print }' >"$svg"
 	echo "drew $dotfile and $svg" >&2
 done <docs/images/pictures.txt
