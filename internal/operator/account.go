@@ -24,18 +24,6 @@ const (
 	UncheckedRefuse = "refuse"
 )
 
-// Condition reasons of the cross-account checks.
-const (
-	// ReasonRoleUnchecked: the role is in an account leash cannot read.
-	ReasonRoleUnchecked = "RoleUnchecked"
-	// ReasonCheckRoleUnusable: the root credentials may not assume the
-	// account's check role.
-	ReasonCheckRoleUnusable = "CheckRoleUnusable"
-	// ReasonRevokeOtherAccount: leash.dev/revoke on a role of another
-	// account, where leash writes nothing.
-	ReasonRevokeOtherAccount = "RevokeOtherAccount"
-)
-
 // checkSessionName and checkSessionDuration are what leash asks STS for
 // when it assumes a check role: a fixed name, so that the account's
 // CloudTrail shows leash's reads as such, and STS's shortest session.
