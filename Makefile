@@ -54,8 +54,9 @@ test:
 	KUBEBUILDER_ASSETS="$$assets" HELM="$$helm" $(GO) test -timeout 60m ./...
 
 # Every test that needs neither node nor a Kubernetes API server, in under a
-# minute with a warm build cache: the policy engine with its 281
-# AWS-documented reference cases (policy/testdata/reference), the analyses, leash
+# minute with a warm build cache: the policy engine with its AWS-documented
+# reference cases (policy/testdata/reference; `go test -v ./policy -run
+# '^TestReference$'` logs how many), the analyses, leash
 # local in process, the operator's Provisioner against it (mint, rotation,
 # the inline/managed switch, removal, sweep), the CLI and the API types.
 # Left to `make test`: test/peer (node), test/e2e, test/deploy and

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -58,11 +57,9 @@ func Admitted(trust, role, value string, fixed map[string]string) ([]string, err
 	return by, nil
 }
 
-var accountID = regexp.MustCompile(`^[0-9]{12}$`)
-
 // isAWSPrincipal says whether a value is an AWS principal (an ARN
 // or an account ID) rather than an OIDC sub value.
-func isAWSPrincipal(v string) bool { return strings.HasPrefix(v, "arn:") || accountID.MatchString(v) }
+func isAWSPrincipal(v string) bool { return strings.HasPrefix(v, "arn:") || policy.IsAccountID(v) }
 
 // witnesses are the requests a statement is asked about for value.
 func witnesses(st policy.Statement, role, value string, aws bool, fixed map[string]string) []policy.Request {
@@ -103,7 +100,7 @@ func witnesses(st policy.Statement, role, value string, aws bool, fixed map[stri
 // wholeAccount is the account a value trusts as a whole: its root ARN or
 // its ID.
 func wholeAccount(v string) (string, bool) {
-	if accountID.MatchString(v) {
+	if policy.IsAccountID(v) {
 		return v, true
 	}
 	if parts := strings.Split(v, ":"); len(parts) == 6 && parts[2] == "iam" && parts[5] == "root" {

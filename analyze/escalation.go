@@ -29,7 +29,8 @@ type PolicySet struct {
 	Now time.Time
 }
 
-// Escalation reports the known privilege-escalation paths the set opens: a
+// Escalation reports the known privilege-escalation paths the set opens
+// (the catalogue in escalation_paths.json, read by esccatalogue.go): a
 // path is reported when every action it needs is allowed by the set on some
 // resource of the right type, as the policy engine decides with the set's
 // explicit denies applied.
@@ -84,352 +85,12 @@ func Escalation(set PolicySet, principal string) []Finding {
 		}}
 	}
 	var out []Finding
-	for i := range escPaths {
-		out = append(out, a.path(&escPaths[i])...)
+	for i := range escCatalogue.paths {
+		out = append(out, a.path(&escCatalogue.paths[i])...)
 	}
 	out = append(out, a.selfEscalation()...)
 	out = append(out, a.policyARNGuards(out)...)
 	return out
-}
-
-// resourceKind is the type of resource an action is authorized against,
-// enough to build ARNs of that type.
-type resourceKind struct {
-	noun    string // "role", for messages
-	service string // the ARN's service part
-	region  bool   // regional ARNs carry a region
-	prefix  string // the resource part before the name: "role/"
-	// anyOnly: the action supports no resource-level permissions, so only
-	// Resource "*" grants it; it is asked with "*".
-	anyOnly bool
-	// sample is the representative name after prefix when the name has
-	// parts of its own (an Auto Scaling ARN's ID and name); "" means
-	// escFiller.
-	sample string
-}
-
-var (
-	resRole          = resourceKind{noun: "role", service: "iam", prefix: "role/"}
-	resUser          = resourceKind{noun: "user", service: "iam", prefix: "user/"}
-	resGroup         = resourceKind{noun: "group", service: "iam", prefix: "group/"}
-	resPolicy        = resourceKind{noun: "managed policy", service: "iam", prefix: "policy/"}
-	resInstance      = resourceKind{noun: "EC2 instance", service: "ec2", region: true, prefix: "instance/"}
-	resSpotRequest   = resourceKind{noun: "spot instance request", service: "ec2", region: true, prefix: "spot-instances-request/"}
-	resLaunchTmpl    = resourceKind{noun: "launch template", service: "ec2", region: true, prefix: "launch-template/"}
-	resFunction      = resourceKind{noun: "Lambda function", service: "lambda", region: true, prefix: "function:"}
-	resDevEndpoint   = resourceKind{noun: "Glue development endpoint", service: "glue", region: true, prefix: "devEndpoint/"}
-	resGlueJob       = resourceKind{noun: "Glue job", service: "glue", region: true, prefix: "job/"}
-	resGlueTrigger   = resourceKind{noun: "Glue trigger", service: "glue", region: true, prefix: "trigger/"}
-	resStack         = resourceKind{noun: "CloudFormation stack", service: "cloudformation", region: true, prefix: "stack/"}
-	resStackSet      = resourceKind{noun: "CloudFormation stack set", service: "cloudformation", region: true, prefix: "stackset/"}
-	resProject       = resourceKind{noun: "CodeBuild project", service: "codebuild", region: true, prefix: "project/"}
-	resNotebook      = resourceKind{noun: "SageMaker notebook instance", service: "sagemaker", region: true, prefix: "notebook-instance/"}
-	resTrainingJob   = resourceKind{noun: "SageMaker training job", service: "sagemaker", region: true, prefix: "training-job/"}
-	resProcessingJob = resourceKind{noun: "SageMaker processing job", service: "sagemaker", region: true, prefix: "processing-job/"}
-	resTaskDef       = resourceKind{noun: "ECS task definition", service: "ecs", region: true, prefix: "task-definition/"}
-	resECSService    = resourceKind{noun: "ECS service", service: "ecs", region: true, prefix: "service/"}
-	resECSCluster    = resourceKind{noun: "ECS cluster", service: "ecs", region: true, prefix: "cluster/"}
-	resAppRunner     = resourceKind{noun: "App Runner service", service: "apprunner", region: true, prefix: "service/"}
-	resNotebookLC    = resourceKind{noun: "SageMaker notebook lifecycle configuration", service: "sagemaker", region: true, prefix: "notebook-instance-lifecycle-config/"}
-	// A code interpreter with an execution role is a custom one, in the
-	// account (code-interpreter/ names AWS's built-in ones, with no role).
-	resCodeInterp   = resourceKind{noun: "AgentCore code interpreter", service: "bedrock-agentcore", region: true, prefix: "code-interpreter-custom/"}
-	resLaunchConfig = resourceKind{noun: "Auto Scaling launch configuration", service: "autoscaling", region: true, prefix: "launchConfiguration:",
-		sample: escFiller + ":launchConfigurationName/" + escFiller}
-	resASG = resourceKind{noun: "Auto Scaling group", service: "autoscaling", region: true, prefix: "autoScalingGroup:",
-		sample: escFiller + ":autoScalingGroupName/" + escFiller}
-	resAny = resourceKind{noun: "resource", anyOnly: true}
-)
-
-// escActionKinds maps each action the paths ask about (lower-cased) to the
-// resource type it is authorized against.
-var escActionKinds = map[string]resourceKind{
-	"iam:createpolicyversion":           resPolicy,
-	"iam:setdefaultpolicyversion":       resPolicy,
-	"iam:attachuserpolicy":              resUser,
-	"iam:putuserpolicy":                 resUser,
-	"iam:createaccesskey":               resUser,
-	"iam:createloginprofile":            resUser,
-	"iam:updateloginprofile":            resUser,
-	"iam:putuserpermissionsboundary":    resUser,
-	"iam:deleteuserpermissionsboundary": resUser,
-	"iam:attachgrouppolicy":             resGroup,
-	"iam:putgrouppolicy":                resGroup,
-	"iam:addusertogroup":                resGroup,
-	"iam:attachrolepolicy":              resRole,
-	"iam:putrolepolicy":                 resRole,
-	"iam:updateassumerolepolicy":        resRole,
-	"iam:putrolepermissionsboundary":    resRole,
-	"iam:deleterolepermissionsboundary": resRole,
-	"iam:passrole":                      resRole,
-	"sts:assumerole":                    resRole,
-
-	"ec2:runinstances":                      resInstance,
-	"ec2:requestspotinstances":              resSpotRequest,
-	"ec2:associateiaminstanceprofile":       resInstance,
-	"ec2:modifyinstanceattribute":           resInstance,
-	"ec2:stopinstances":                     resInstance,
-	"ec2:startinstances":                    resInstance,
-	"ec2:createlaunchtemplateversion":       resLaunchTmpl,
-	"ec2:modifylaunchtemplate":              resLaunchTmpl,
-	"ssm:sendcommand":                       resInstance,
-	"ssm:startsession":                      resInstance,
-	"ec2-instance-connect:sendsshpublickey": resInstance,
-
-	"lambda:createfunction":           resFunction,
-	"lambda:invokefunction":           resFunction,
-	"lambda:addpermission":            resFunction,
-	"lambda:updatefunctioncode":       resFunction,
-	"lambda:createeventsourcemapping": resAny,
-
-	"glue:createdevendpoint": resDevEndpoint,
-	"glue:updatedevendpoint": resDevEndpoint,
-	"glue:createjob":         resGlueJob,
-	"glue:updatejob":         resGlueJob,
-	"glue:startjobrun":       resGlueJob,
-	"glue:createtrigger":     resGlueTrigger,
-
-	"cloudformation:createstack":      resStack,
-	"cloudformation:updatestack":      resStack,
-	"cloudformation:createchangeset":  resStack,
-	"cloudformation:executechangeset": resStack,
-	"cloudformation:createstackset":   resStackSet,
-	"cloudformation:updatestackset":   resStackSet,
-
-	"datapipeline:createpipeline":        resAny,
-	"datapipeline:putpipelinedefinition": resAny,
-	"datapipeline:activatepipeline":      resAny,
-
-	"codebuild:createproject":   resProject,
-	"codebuild:updateproject":   resProject,
-	"codebuild:startbuild":      resProject,
-	"codebuild:startbuildbatch": resProject,
-
-	"sagemaker:createnotebookinstance":                resNotebook,
-	"sagemaker:createpresignednotebookinstanceurl":    resNotebook,
-	"sagemaker:updatenotebookinstance":                resNotebook,
-	"sagemaker:stopnotebookinstance":                  resNotebook,
-	"sagemaker:startnotebookinstance":                 resNotebook,
-	"sagemaker:createnotebookinstancelifecycleconfig": resNotebookLC,
-	"sagemaker:createtrainingjob":                     resTrainingJob,
-	"sagemaker:createprocessingjob":                   resProcessingJob,
-
-	"ecs:registertaskdefinition": resAny,
-	"ecs:runtask":                resTaskDef,
-	"ecs:starttask":              resTaskDef,
-	"ecs:createservice":          resECSService,
-	"ecs:executecommand":         resECSCluster,
-
-	"apprunner:createservice": resAppRunner,
-
-	// bedrock-agentcore is in the catalog today; the kinds are written
-	// here so that the paths do not depend on it.
-	"bedrock-agentcore:createcodeinterpreter":       resCodeInterp,
-	"bedrock-agentcore:startcodeinterpretersession": resCodeInterp,
-	"bedrock-agentcore:invokecodeinterpreter":       resCodeInterp,
-
-	"autoscaling:createlaunchconfiguration": resLaunchConfig,
-	"autoscaling:createautoscalinggroup":    resASG,
-	"autoscaling:updateautoscalinggroup":    resASG,
-}
-
-// escStep is one thing a path needs: any one of its actions.
-type escStep struct {
-	actions []string
-	// optional steps are reported when allowed but do not decide whether
-	// the path is open; missing is said when one is not allowed.
-	optional bool
-	missing  string
-}
-
-// escPath is one known privilege-escalation path.
-type escPath struct {
-	id string
-	// passTo is the service principal an iam:PassRole step passes the role
-	// to, the value of iam:PassedToService.
-	passTo string
-	steps  []escStep
-	// pivot is the step whose resources decide the severity: the resources
-	// whose permissions the path reaches.
-	pivot int
-	// effect says what the path gives, after "lets the principal ".
-	effect string
-	fix    string
-}
-
-func one(actions ...string) escStep { return escStep{actions: actions} }
-
-var passRole = one("iam:PassRole")
-
-// escPaths are the paths, in the order of their IDs. IDs are stable: new
-// paths take new numbers.
-var escPaths = []escPath{
-	{id: "LEASH-ESC-001", steps: []escStep{one("iam:CreatePolicyVersion")},
-		effect: "write a new default version of a managed policy, granting any permission to every principal it is attached to",
-		fix:    "remove iam:CreatePolicyVersion, or limit it to policies attached to no more privileged principal"},
-	{id: "LEASH-ESC-002", steps: []escStep{one("iam:SetDefaultPolicyVersion")},
-		effect: "make an older, possibly broader version of a managed policy the default",
-		fix:    "remove iam:SetDefaultPolicyVersion, or limit it to policies whose versions are all acceptable"},
-	{id: "LEASH-ESC-003", steps: []escStep{one("iam:AttachUserPolicy")},
-		effect: "attach any managed policy (AdministratorAccess included) to those users",
-		fix:    "remove iam:AttachUserPolicy, or add a condition on iam:PolicyARN listing the policies that may be attached"},
-	{id: "LEASH-ESC-004", steps: []escStep{one("iam:AttachGroupPolicy")},
-		effect: "attach any managed policy (AdministratorAccess included) to those groups",
-		fix:    "remove iam:AttachGroupPolicy, or add a condition on iam:PolicyARN listing the policies that may be attached"},
-	{id: "LEASH-ESC-005", steps: []escStep{one("iam:AttachRolePolicy")},
-		effect: "attach any managed policy (AdministratorAccess included) to those roles",
-		fix:    "remove iam:AttachRolePolicy, or add a condition on iam:PolicyARN listing the policies that may be attached, and a permissions boundary condition (iam:PermissionsBoundary)"},
-	{id: "LEASH-ESC-006", steps: []escStep{one("iam:PutUserPolicy")},
-		effect: "write an inline policy granting any permission to those users",
-		fix:    "remove iam:PutUserPolicy, or scope it to users that carry a permissions boundary the principal cannot change"},
-	{id: "LEASH-ESC-007", steps: []escStep{one("iam:PutGroupPolicy")},
-		effect: "write an inline policy granting any permission to those groups",
-		fix:    "remove iam:PutGroupPolicy, or scope it to groups no principal it controls can join"},
-	{id: "LEASH-ESC-008", steps: []escStep{one("iam:PutRolePolicy")},
-		effect: "write an inline policy granting any permission to those roles",
-		fix:    "remove iam:PutRolePolicy, or require a permissions boundary on the roles it may change (iam:PermissionsBoundary on iam:CreateRole, and a Deny of boundary changes)"},
-	{id: "LEASH-ESC-009", steps: []escStep{one("iam:AddUserToGroup")},
-		effect: "add users it controls to those groups and gain the groups' permissions",
-		fix:    "remove iam:AddUserToGroup, or scope it to groups with no more permission than the principal has"},
-	{id: "LEASH-ESC-010", steps: []escStep{one("iam:CreateAccessKey")},
-		effect: "create access keys for other users and act as them",
-		fix:    "limit iam:CreateAccessKey to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
-	{id: "LEASH-ESC-011", steps: []escStep{one("iam:CreateLoginProfile")},
-		effect: "set a console password for users that have none and sign in as them",
-		fix:    "limit iam:CreateLoginProfile to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
-	{id: "LEASH-ESC-012", steps: []escStep{one("iam:UpdateLoginProfile")},
-		effect: "change other users' console passwords and sign in as them",
-		fix:    "limit iam:UpdateLoginProfile to the caller's own user (arn:aws:iam::ACCOUNT:user/${aws:username})"},
-	{id: "LEASH-ESC-013", steps: []escStep{one("iam:UpdateAssumeRolePolicy"), {actions: []string{"sts:AssumeRole"}, optional: true,
-		missing: "the set grants no sts:AssumeRole on them, which a trust policy naming the principal's own ARN does not need in the same account"}},
-		effect: "rewrite those roles' trust policies to let itself (or anyone) assume them",
-		fix:    "remove iam:UpdateAssumeRolePolicy, or scope it to roles no more privileged than the principal"},
-	{id: "LEASH-ESC-014", passTo: "ec2.amazonaws.com",
-		steps:  []escStep{passRole, one("ec2:RunInstances", "ec2:RequestSpotInstances", "ec2:AssociateIamInstanceProfile")},
-		effect: "start an EC2 instance with a passed role and use the role's credentials from it",
-		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = ec2.amazonaws.com"},
-	{id: "LEASH-ESC-015", passTo: "lambda.amazonaws.com",
-		steps:  []escStep{passRole, one("lambda:CreateFunction"), one("lambda:InvokeFunction", "lambda:CreateEventSourceMapping", "lambda:AddPermission")},
-		effect: "create a Lambda function running as a passed role and run it",
-		fix:    "scope iam:PassRole to the function roles the workload needs with a condition iam:PassedToService = lambda.amazonaws.com"},
-	{id: "LEASH-ESC-016", passTo: "glue.amazonaws.com",
-		steps:  []escStep{passRole, one("glue:CreateDevEndpoint")},
-		effect: "create a Glue development endpoint with a passed role and log in to it",
-		fix:    "scope iam:PassRole to the Glue roles the workload needs with a condition iam:PassedToService = glue.amazonaws.com"},
-	{id: "LEASH-ESC-017", passTo: "glue.amazonaws.com",
-		steps:  []escStep{passRole, one("glue:CreateJob", "glue:UpdateJob"), one("glue:StartJobRun", "glue:CreateTrigger")},
-		effect: "run a Glue job of its own as a passed role",
-		fix:    "scope iam:PassRole to the Glue roles the workload needs with a condition iam:PassedToService = glue.amazonaws.com"},
-	{id: "LEASH-ESC-018", passTo: "cloudformation.amazonaws.com",
-		steps:  []escStep{passRole, one("cloudformation:CreateStack", "cloudformation:CreateStackSet", "cloudformation:UpdateStackSet")},
-		effect: "create a CloudFormation stack that runs as a passed role and creates anything the role may",
-		fix:    "scope iam:PassRole to the stack roles the workload needs with a condition iam:PassedToService = cloudformation.amazonaws.com"},
-	{id: "LEASH-ESC-019", passTo: "datapipeline.amazonaws.com",
-		steps:  []escStep{passRole, one("datapipeline:CreatePipeline"), one("datapipeline:PutPipelineDefinition", "datapipeline:ActivatePipeline")},
-		effect: "run a Data Pipeline of its own as a passed role",
-		fix:    "scope iam:PassRole to the pipeline roles the workload needs with a condition iam:PassedToService = datapipeline.amazonaws.com"},
-	{id: "LEASH-ESC-020", passTo: "codebuild.amazonaws.com",
-		steps:  []escStep{passRole, one("codebuild:CreateProject"), one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
-		effect: "run a CodeBuild build of its own as a passed role",
-		fix:    "scope iam:PassRole to the build roles the workload needs with a condition iam:PassedToService = codebuild.amazonaws.com"},
-	{id: "LEASH-ESC-021", passTo: "sagemaker.amazonaws.com",
-		steps:  []escStep{passRole, one("sagemaker:CreateNotebookInstance", "sagemaker:CreateTrainingJob", "sagemaker:CreateProcessingJob")},
-		effect: "run SageMaker code of its own as a passed role",
-		fix:    "scope iam:PassRole to the SageMaker roles the workload needs with a condition iam:PassedToService = sagemaker.amazonaws.com"},
-	{id: "LEASH-ESC-022", passTo: "ecs-tasks.amazonaws.com",
-		steps:  []escStep{passRole, one("ecs:RegisterTaskDefinition"), one("ecs:RunTask", "ecs:StartTask", "ecs:CreateService")},
-		effect: "run an ECS task of its own with a passed task role",
-		fix:    "scope iam:PassRole to the task roles the workload needs with a condition iam:PassedToService = ecs-tasks.amazonaws.com"},
-	{id: "LEASH-ESC-023", passTo: "tasks.apprunner.amazonaws.com",
-		steps:  []escStep{passRole, one("apprunner:CreateService")},
-		effect: "run an App Runner service of its own with a passed instance role",
-		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = tasks.apprunner.amazonaws.com"},
-	{id: "LEASH-ESC-024", steps: []escStep{one("lambda:UpdateFunctionCode")},
-		effect: "replace the code of those functions and act with their execution roles",
-		fix:    "scope lambda:UpdateFunctionCode to the functions the workload deploys, whose roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-025", steps: []escStep{one("glue:UpdateDevEndpoint")},
-		effect: "add its SSH key to those development endpoints and act with their roles",
-		fix:    "remove glue:UpdateDevEndpoint or scope it to endpoints whose roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-026", steps: []escStep{one("cloudformation:UpdateStack")},
-		effect: "change those stacks, which act with their service roles",
-		fix:    "scope cloudformation:UpdateStack to stacks whose service roles are no more privileged than the principal, or require cloudformation:RoleArn conditions"},
-	{id: "LEASH-ESC-027", steps: []escStep{one("cloudformation:CreateChangeSet"), one("cloudformation:ExecuteChangeSet")},
-		effect: "change those stacks through change sets, which act with their service roles",
-		fix:    "scope the change-set actions to stacks whose service roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-028", steps: []escStep{one("ec2:ModifyInstanceAttribute"), one("ec2:StopInstances"), one("ec2:StartInstances")},
-		effect: "replace those instances' user data and restart them to run code with their instance profiles",
-		fix:    "scope ec2:ModifyInstanceAttribute to instances by tag (aws:ResourceTag) and keep it apart from stop and start"},
-	{id: "LEASH-ESC-029", steps: []escStep{one("ssm:SendCommand")},
-		effect: "run commands on those instances and use their instance profiles",
-		fix:    "scope ssm:SendCommand to the instances (by tag) and documents the workload needs"},
-	{id: "LEASH-ESC-030", steps: []escStep{one("ssm:StartSession")},
-		effect: "open shells on those instances and use their instance profiles",
-		fix:    "scope ssm:StartSession to the instances (by tag) the workload needs"},
-	{id: "LEASH-ESC-031", steps: []escStep{one("ecs:ExecuteCommand")},
-		effect: "run commands in those clusters' containers and use their task roles",
-		fix:    "scope ecs:ExecuteCommand to the clusters and tasks the workload needs"},
-	{id: "LEASH-ESC-032", steps: []escStep{one("ec2-instance-connect:SendSSHPublicKey")},
-		effect: "log in to those instances over SSH and use their instance profiles",
-		fix:    "scope ec2-instance-connect:SendSSHPublicKey to the instances (by tag) and OS users the workload needs"},
-	{id: "LEASH-ESC-033", steps: []escStep{one("ec2:CreateLaunchTemplateVersion"), one("ec2:ModifyLaunchTemplate")},
-		effect: "make a launch template version of its own the default, so instances launched from it run its code with their instance profiles",
-		fix:    "scope the launch template actions to templates whose instance profiles are no more privileged than the principal"},
-	{id: "LEASH-ESC-034", steps: []escStep{one("sagemaker:CreatePresignedNotebookInstanceUrl")},
-		effect: "open the Jupyter environment of those notebook instances and act with their execution roles",
-		fix:    "scope sagemaker:CreatePresignedNotebookInstanceUrl to notebook instances whose execution roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-035", pivot: 1,
-		steps: []escStep{one("sagemaker:CreateNotebookInstanceLifecycleConfig"), one("sagemaker:UpdateNotebookInstance"),
-			{actions: []string{"sagemaker:StopNotebookInstance"}, optional: true,
-				missing: "the set grants no sagemaker:StopNotebookInstance, which a notebook that is already stopped does not need"},
-			one("sagemaker:StartNotebookInstance")},
-		effect: "attach a lifecycle configuration of its own to those notebook instances and start them, running its script with their execution roles",
-		fix:    "scope sagemaker:UpdateNotebookInstance and sagemaker:StartNotebookInstance to notebook instances whose execution roles are no more privileged than the principal, or remove sagemaker:CreateNotebookInstanceLifecycleConfig"},
-	{id: "LEASH-ESC-036", steps: []escStep{one("bedrock-agentcore:StartCodeInterpreterSession"), one("bedrock-agentcore:InvokeCodeInterpreter")},
-		effect: "run code of its own in sessions of those AgentCore code interpreters and act with their execution roles",
-		fix:    "scope the code interpreter session actions to interpreters whose execution roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-037", passTo: "bedrock-agentcore.amazonaws.com",
-		steps: []escStep{passRole, one("bedrock-agentcore:CreateCodeInterpreter"), one("bedrock-agentcore:StartCodeInterpreterSession"),
-			one("bedrock-agentcore:InvokeCodeInterpreter")},
-		effect: "create an AgentCore code interpreter with a passed execution role and run code of its own in it",
-		fix:    "scope iam:PassRole to the execution roles the workload needs with a condition iam:PassedToService = bedrock-agentcore.amazonaws.com"},
-	{id: "LEASH-ESC-038", passTo: "ec2.amazonaws.com",
-		steps: []escStep{passRole, one("autoscaling:CreateLaunchConfiguration"),
-			one("autoscaling:CreateAutoScalingGroup", "autoscaling:UpdateAutoScalingGroup")},
-		effect: "create a launch configuration with a passed instance role and have an Auto Scaling group launch instances from it",
-		fix:    "scope iam:PassRole to the instance roles the workload needs with a condition iam:PassedToService = ec2.amazonaws.com"},
-	{id: "LEASH-ESC-039", steps: []escStep{one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
-		effect: "start builds of those projects with a buildspec override, running commands of its own with the projects' service roles",
-		fix:    "scope codebuild:StartBuild and StartBuildBatch to projects whose service roles are no more privileged than the principal"},
-	{id: "LEASH-ESC-040", passTo: "codebuild.amazonaws.com",
-		steps:  []escStep{passRole, one("codebuild:UpdateProject"), one("codebuild:StartBuild", "codebuild:StartBuildBatch")},
-		effect: "give an existing CodeBuild project a passed service role and run a build of its own with it",
-		fix:    "scope iam:PassRole to the build roles the workload needs with a condition iam:PassedToService = codebuild.amazonaws.com, and codebuild:UpdateProject to the projects it manages"},
-}
-
-// selfAction is an action that widens the principal itself when allowed on
-// its own ARN.
-type selfAction struct {
-	action   string
-	severity Severity
-	effect   string
-}
-
-var roleSelfActions = []selfAction{
-	{"iam:PutRolePolicy", Critical, "write an inline policy on itself granting any permission"},
-	{"iam:AttachRolePolicy", Critical, "attach any managed policy (AdministratorAccess included) to itself"},
-	{"iam:UpdateAssumeRolePolicy", High, "rewrite its own trust policy, letting other principals (or long-lived ones) assume it"},
-	{"iam:PutRolePermissionsBoundary", High, "replace its own permissions boundary with a wider one"},
-	{"iam:DeleteRolePermissionsBoundary", High, "remove its own permissions boundary"},
-}
-
-var userSelfActions = []selfAction{
-	{"iam:PutUserPolicy", Critical, "write an inline policy on itself granting any permission"},
-	{"iam:AttachUserPolicy", Critical, "attach any managed policy (AdministratorAccess included) to itself"},
-	{"iam:PutUserPermissionsBoundary", High, "replace its own permissions boundary with a wider one"},
-	{"iam:DeleteUserPermissionsBoundary", High, "remove its own permissions boundary"},
-	{"iam:CreateAccessKey", Medium, "create more long-lived access keys for itself"},
-	{"iam:CreateLoginProfile", Medium, "give itself a console password"},
-	{"iam:UpdateLoginProfile", Medium, "change its own console password"},
 }
 
 // escFiller stands for the text a wildcard matches in a representative
@@ -810,7 +471,7 @@ func (a *escAnalyzer) actionHits(action, passTo string) []hit {
 	if h, ok := a.hits[key]; ok {
 		return h
 	}
-	k, ok := escActionKinds[key.action]
+	k, ok := escCatalogue.actionKinds[key.action]
 	if !ok {
 		k = resAny
 	}
@@ -838,7 +499,7 @@ func (a *escAnalyzer) path(p *escPath) []Finding {
 			return nil
 		}
 	}
-	k := escActionKinds[strings.ToLower(p.steps[p.pivot].actions[0])]
+	k := escCatalogue.actionKinds[strings.ToLower(p.steps[p.pivot].actions[0])]
 	var companions []string
 	for i, s := range p.steps {
 		if i == p.pivot {
@@ -919,7 +580,7 @@ func appendNew(list []string, s string) []string {
 func (a *escAnalyzer) describeHits(hits []hit) string {
 	var parts []string
 	for _, g := range groupByStatement(hits) {
-		k := escActionKinds[strings.ToLower(g.actions[0])]
+		k := escCatalogue.actionKinds[strings.ToLower(g.actions[0])]
 		parts = append(parts, strings.Join(g.actions, ", ")+" on "+a.resourceText(k, g)+" granted by "+a.stmtLabel(g.id))
 	}
 	return strings.Join(parts, ", ")
@@ -983,9 +644,9 @@ func (a *escAnalyzer) selfEscalation() []Finding {
 	var actions []selfAction
 	switch a.selfKind {
 	case resRole:
-		actions = roleSelfActions
+		actions = escCatalogue.roleSelf
 	case resUser:
-		actions = userSelfActions
+		actions = escCatalogue.userSelf
 	default:
 		return nil
 	}

@@ -22,7 +22,7 @@ type ServicePath struct {
 // in ID order. The slices are fresh copies.
 func ServicePaths() []ServicePath {
 	var out []ServicePath
-	for _, p := range escPaths {
+	for _, p := range escCatalogue.paths {
 		if p.passTo == "" {
 			continue
 		}

@@ -68,7 +68,6 @@ func trustEveryone(st policy.Statement, name, path string) []Finding {
 }
 
 var (
-	accountIDPattern   = regexp.MustCompile(`^[0-9]{12}$`)
 	accountRootPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::([0-9]{12}):root$`)
 )
 
@@ -83,7 +82,7 @@ func trustAccounts(st policy.Statement, name, path string) []Finding {
 	var out []Finding
 	for j, v := range st.Principal.AWS {
 		account := ""
-		if accountIDPattern.MatchString(v) {
+		if policy.IsAccountID(v) {
 			account = v
 		} else if m := accountRootPattern.FindStringSubmatch(v); m != nil {
 			account = m[1]

@@ -22,3 +22,17 @@ func ParseARN(s string) (a ARN, ok bool) {
 func (a ARN) String() string {
 	return "arn:" + a.Partition + ":" + a.Service + ":" + a.Region + ":" + a.Account + ":" + a.Resource
 }
+
+// IsAccountID reports whether s is an AWS account ID: twelve ASCII digits,
+// leading zeros kept (AWS prints 012345678901, never 12345678901).
+func IsAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -37,3 +37,30 @@ func TestParseARN(t *testing.T) {
 		})
 	}
 }
+
+// An account ID is twelve digits:
+// https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-identifiers.html
+func TestIsAccountID(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     bool
+	}{
+		{"twelve digits are an account ID", "123456789012", true},
+		{"a leading zero is part of the ID", "012345678901", true},
+		{"eleven digits are not", "12345678901", false},
+		{"thirteen digits are not", "1234567890123", false},
+		{"a letter is not a digit", "12345678901a", false},
+		{"AWS's own account name is not an ID", "aws", false},
+		{"a wildcard is not an ID", "*", false},
+		{"the empty string is not an ID", "", false},
+		{"non-ASCII digits are not digits", "١٢٣٤٥٦٧٨٩٠١٢", false},
+		{"a trailing newline is not part of an ID", "12345678901\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := IsAccountID(c.in); got != c.want {
+				t.Errorf("IsAccountID(%q) = %v, want %v", c.in, got, c.want)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/audit"
 	"leash.dev/leash/localaws/faults"
+	"leash.dev/leash/policy"
 )
 
 func newLocal() *cobra.Command {
@@ -183,11 +184,11 @@ func checkLocalFlags(cfg localaws.Config) error {
 	if cfg.DataDir == "" {
 		return errors.New("--data is required: the folder for the state, the audit log and the admin credentials (e.g. --data ./leash-data)")
 	}
-	if id := cfg.AccountID; id != "" && !isAccountID(id) {
+	if id := cfg.AccountID; id != "" && !policy.IsAccountID(id) {
 		return fmt.Errorf("--account-id %q: must be 12 digits, such as 123456789012", id)
 	}
 	for _, id := range cfg.OtherAccounts {
-		if !isAccountID(id) {
+		if !policy.IsAccountID(id) {
 			return fmt.Errorf("--other-account %q: must be 12 digits, such as 111122223333", id)
 		}
 	}
@@ -230,16 +231,4 @@ func checkTimeoutFlags(cfg localaws.Config) error {
 		return fmt.Errorf("--write-timeout and --latency: %w", err)
 	}
 	return nil
-}
-
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"leash.dev/leash/policy"
 )
 
 // ProviderARN is the ARN IAM gives the OIDC identity provider made for
@@ -16,7 +18,7 @@ import (
 // names the provider by the issuer's host and path without the scheme, so two
 // spellings of one issuer ("https://x/" and "https://x") give one ARN.
 func ProviderARN(account, issuerURL string) (string, error) {
-	if !validAccount(account) {
+	if !policy.IsAccountID(account) {
 		return "", fmt.Errorf("account %q is not a 12-digit AWS account ID", account)
 	}
 	prefix, err := ConditionPrefix(issuerURL)
@@ -49,16 +51,4 @@ func ConditionPrefix(issuerURL string) (string, error) {
 		return "", fmt.Errorf("issuer URL %q has a fragment: give it as https://HOST[/PATH]", issuerURL)
 	}
 	return strings.TrimSuffix(u.Host+u.Path, "/"), nil
-}
-
-func validAccount(account string) bool {
-	if len(account) != 12 {
-		return false
-	}
-	for _, c := range account {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

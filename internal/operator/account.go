@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -23,18 +22,6 @@ const (
 	UncheckedReport = "report"
 	// UncheckedRefuse writes nothing and fails the request.
 	UncheckedRefuse = "refuse"
-)
-
-// Condition reasons of the cross-account checks.
-const (
-	// ReasonRoleUnchecked: the role is in an account leash cannot read.
-	ReasonRoleUnchecked = "RoleUnchecked"
-	// ReasonCheckRoleUnusable: the root credentials may not assume the
-	// account's check role.
-	ReasonCheckRoleUnusable = "CheckRoleUnusable"
-	// ReasonRevokeOtherAccount: leash.dev/revoke on a role of another
-	// account, where leash writes nothing.
-	ReasonRevokeOtherAccount = "RevokeOtherAccount"
 )
 
 // checkSessionName and checkSessionDuration are what leash asks STS for
@@ -61,9 +48,6 @@ type AccountChecks struct {
 	Unchecked string
 }
 
-// accountID is AWS's account ID: twelve digits.
-var accountID = regexp.MustCompile(`^[0-9]{12}$`)
-
 // ParseAccountCheckRole reads a --account-check-role value,
 // ACCOUNT=ROLE_ARN, naming flag in its errors.
 func ParseAccountCheckRole(flag, v string) (account, role string, err error) {
@@ -72,7 +56,7 @@ func ParseAccountCheckRole(flag, v string) (account, role string, err error) {
 		return "", "", fmt.Errorf("%s %q: give ACCOUNT=ROLE_ARN, such as 111122223333=arn:aws:iam::111122223333:role/leash-check", flag, v)
 	}
 	account, role = strings.TrimSpace(account), strings.TrimSpace(role)
-	if !accountID.MatchString(account) {
+	if !policy.IsAccountID(account) {
 		return "", "", fmt.Errorf("%s %q: account %q is not an AWS account ID (12 digits, such as 111122223333)", flag, v, account)
 	}
 	a, err := parseRoleARN(role)
@@ -113,7 +97,7 @@ func parseRoleARN(s string) (policy.ARN, error) {
 		return a, fmt.Errorf("%q has partition %q, not one of AWS's (%s)", s, a.Partition, strings.Join(analyze.Partitions(), ", "))
 	case a.Region != "":
 		return a, fmt.Errorf("%q names region %q, and IAM ARNs name none (%s)", s, a.Region, form)
-	case !accountID.MatchString(a.Account):
+	case !policy.IsAccountID(a.Account):
 		return a, fmt.Errorf("%q has account %q, and an AWS account ID is 12 digits (%s)", s, a.Account, form)
 	}
 	return a, nil

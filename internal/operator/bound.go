@@ -181,7 +181,7 @@ func (p *Provisioner) boundAboveCeiling(ctx context.Context, cr *leashv1.Credent
 		return nil
 	}
 	if err != nil {
-		out.Failure = &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "CloudError",
+		out.Failure = &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonCloudError,
 			Message: fmt.Sprintf("the request is above the ceiling, and bounding its IAM user %s by the ceiling failed: %v; retrying with backoff", out.User, err)}
 	}
 	return err

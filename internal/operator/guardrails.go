@@ -44,9 +44,6 @@ type Guardrails struct {
 	off      bool
 }
 
-// ReasonAboveCeiling is the reason of a request the ceiling does not allow.
-const ReasonAboveCeiling = "AboveCeiling"
-
 // DefaultRefuseEscalation is the severity refused by default: critical
 // findings are paths open on any resource of their type (any role, any
 // policy), which make the request's holder an administrator.
@@ -155,7 +152,7 @@ func (g *Guardrails) check(cr *leashv1.CredentialsRequest, doc *policy.Document)
 			for i, f := range fs {
 				texts[i] = entryPath(f.Path) + ": " + f.Message
 			}
-			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "ActionNotAllowed",
+			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonActionNotAllowed,
 				Message: fmt.Sprintf("namespace %s may ask only for %s: %s; narrow the request's actions, or ask the cluster's administrator to add them to namespaceActions in leash's ConfigMap (checked before any IAM call)",
 					cr.Namespace, strings.Join(allowed, ", "), firstOf(texts))}
 		}
@@ -168,7 +165,7 @@ func (g *Guardrails) check(cr *leashv1.CredentialsRequest, doc *policy.Document)
 			}
 		}
 		if len(texts) > 0 {
-			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "PrivilegeEscalation",
+			return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonPrivilegeEscalation,
 				Message: fmt.Sprintf("the request would let its holder gain more power than it asks for (%s); narrow the actions or resources named, or, if namespace %s is trusted to hold it, %s (checked before any IAM call)",
 					firstOf(texts), cr.Namespace, g.widenEscalation(cr.Namespace))}
 		}

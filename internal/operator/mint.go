@@ -123,7 +123,7 @@ func (p *Provisioner) ensureUser(ctx context.Context, c *iamclient.Client, cr *l
 		return user, false, err
 	}
 	if owner := user.Tags[TagRequestUID]; owner != string(cr.UID) {
-		return user, false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UserNameTaken",
+		return user, false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonUserNameTaken,
 			Message: fmt.Sprintf("IAM user %s exists but is not this request's (its %s tag is %q); delete or rename it, or change --cluster-name", u.name, TagRequestUID, owner)}
 	}
 	if !fresh && user.Boundary != boundary {

@@ -35,14 +35,14 @@ func (p *Provisioner) passthrough(ctx context.Context, cr *leashv1.CredentialsRe
 		// saying what to grant, not a retry with backoff as for an outage.
 		// The message leaves out AWS's error, whose request ID would change
 		// the status at every recheck.
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonPermissionsUnknown,
 			Message: fmt.Sprintf("Passthrough mode: the root credentials (%s) may neither read their own policies nor simulate them (AccessDenied), so leash cannot check they carry the requested permissions; allow them iam:Get*/iam:List* on themselves or iam:SimulatePrincipalPolicy, or use Mint or Manual mode", rc.identity.ARN)}
 	}
 	if err != nil {
 		return err
 	}
 	if len(denials) > 0 {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RootLacksPermissions",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRootLacksPermissions,
 			Message: denialsMessage("the root credentials ("+rc.identity.ARN+")", denials) +
 				"; grant them to the root principal, or use Mint or Manual mode"}
 	}
@@ -93,7 +93,7 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 		return fmt.Errorf("read Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	if s == nil {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "SecretMissing",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonSecretMissing,
 			Message: fmt.Sprintf("Manual mode: create Secret %s/%s with keys %s and %s (or a %s file); leash does not write it",
 				ref.Namespace, ref.Name, SecretKeyID, SecretKeySecret, SecretKeyCredentials)}
 	}
@@ -103,13 +103,13 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 		return nil // a role's web identity: nothing to sign with here
 	}
 	if problem != "" {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "SecretMalformed",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonSecretMalformed,
 			Message: fmt.Sprintf("Manual mode: Secret %s/%s %s", ref.Namespace, ref.Name, problem)}
 	}
 	kc := p.newIAM(key)
 	id, err := kc.CallerIdentity(ctx)
 	if iamclient.IsInvalidKey(err) {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "InvalidKey",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonInvalidKey,
 			Message: fmt.Sprintf("Manual mode: the key %s in Secret %s/%s is not a valid AWS key; replace it", key.ID, ref.Namespace, ref.Name)}
 	}
 	if err != nil {
@@ -122,11 +122,11 @@ func (p *Provisioner) manual(ctx context.Context, cr *leashv1.CredentialsRequest
 	}
 	denials, err := lacks(ctx, reader.iam, reader.perms, id.ARN, requested)
 	if err != nil {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonPermissionsUnknown,
 			Message: fmt.Sprintf("Manual mode: %s cannot check the permissions of %s (%s); %s", reader.who, id.ARN, iamclient.ResultCode(err), reader.fix)}
 	}
 	if len(denials) > 0 {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "MissingPermissions",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonMissingPermissions,
 			Message: "Manual mode: " + denialsMessage(id.ARN+" (the key in Secret "+ref.Namespace+"/"+ref.Name+")", denials) +
 				"; grant them before the workload needs them"}
 	}
@@ -165,11 +165,11 @@ func (p *Provisioner) sts(ctx context.Context, cr *leashv1.CredentialsRequest, s
 	// The Secret is written even when the role lacks permissions or trust,
 	// as the role is the administrator's to fix.
 	if len(denials) > 0 {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleLacksPermissions",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRoleLacksPermissions,
 			Message: denialsMessage("role "+spec.STSIAMRoleARN, denials) + "; add them to the role's policies"}
 	}
 	if untrusted := p.untrustedServiceAccounts(cr, spec.STSIAMRoleARN, trust); len(untrusted) > 0 {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RoleTrustRefuses", Message: strings.Join(untrusted, "; ")}
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRoleTrustRefuses, Message: strings.Join(untrusted, "; ")}
 	}
 	return nil
 }
@@ -289,10 +289,10 @@ func (p *Provisioner) roleLacks(ctx context.Context, role string, requested *pol
 	denials, err := lacks(ctx, j.iam, j.perms, role, requested)
 	switch {
 	case iamclient.IsNotFound(err):
-		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RoleNotFound",
+		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRoleNotFound,
 			Message: fmt.Sprintf("spec.providerSpec.stsIAMRoleARN: role %s does not exist in account %s (IAM answered NoSuchEntity to %s); create the role with a trust policy for the cluster's OIDC provider, or correct the ARN", role, account, j.who)}
 	case iamclient.IsAccessDenied(err):
-		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "PermissionsUnknown",
+		return nil, "", &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonPermissionsUnknown,
 			Message: fmt.Sprintf("Manual mode: %s may neither read role %s nor simulate its policies (AccessDenied), so leash cannot check that it exists and carries the requested permissions; allow %s iam:GetRole, iam:Get*/iam:List* on the role or iam:SimulatePrincipalPolicy", j.who, role, j.who)}
 	case err != nil:
 		return nil, "", fmt.Errorf("check role %s: %w", role, err)

@@ -10,10 +10,6 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 )
 
-// ReasonSecretConflict is the reason of a request that names a Secret an
-// older request owns.
-const ReasonSecretConflict = "SecretConflict"
-
 // secretConflict is the failure of a request that names a Secret another
 // request owns: the oldest AWS request naming a Secret owns it (creation
 // time, then namespace/name), and the others write and delete nothing, so

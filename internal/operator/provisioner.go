@@ -273,7 +273,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 	spec, err := awsSpec(cr)
 	if errors.Is(err, errNotAWS) {
 		out.Mode = leashv1.ModeIgnored
-		out.Failure = &Failure{Type: leashv1.Ignored, Reason: "NotAWS", Message: notAWSMessage(cr)}
+		out.Failure = &Failure{Type: leashv1.Ignored, Reason: ReasonNotAWS, Message: notAWSMessage(cr)}
 		return out, nil
 	}
 	if err != nil {
@@ -310,7 +310,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		return out, fmt.Errorf("read namespace %s: %w", ref.Namespace, err)
 	}
 	if !ok {
-		out.Failure = &Failure{Type: leashv1.MissingTargetNamespace, Reason: "NamespaceNotFound",
+		out.Failure = &Failure{Type: leashv1.MissingTargetNamespace, Reason: ReasonNamespaceNotFound,
 			Message: fmt.Sprintf("namespace %s of spec.secretRef does not exist; create it, and the Secret follows", ref.Namespace)}
 		return out, nil
 	}
@@ -365,7 +365,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 			out.Failure = inputFailure(in)
 			return out, nil
 		}
-		out.Failure = &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "CloudError", Message: syncErr.Error() + "; retrying with backoff"}
+		out.Failure = &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonCloudError, Message: syncErr.Error() + "; retrying with backoff"}
 		return out, syncErr
 	}
 	return out, nil
@@ -398,14 +398,14 @@ func notAWSMessage(cr *leashv1.CredentialsRequest) string {
 }
 
 func inputFailure(err error) *Failure {
-	return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest", Message: err.Error()}
+	return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonInvalidRequest, Message: err.Error()}
 }
 
 // rootClient returns the IAM client for the current root credentials.
 func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error) {
 	root, err := p.root.Root(ctx)
 	if errors.Is(err, ErrNoRoot) {
-		return nil, root, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RootCredentialsMissing", Message: err.Error()}
+		return nil, root, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRootCredentialsMissing, Message: err.Error()}
 	}
 	if err != nil {
 		return nil, root, err
@@ -421,7 +421,7 @@ func (p *Provisioner) rootClient(ctx context.Context) (*rootClient, Root, error)
 	c := p.newIAM(root.Key)
 	id, err := c.CallerIdentity(ctx)
 	if iamclient.IsInvalidKey(err) {
-		return nil, root, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RootCredentialsInvalid",
+		return nil, root, &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRootCredentialsInvalid,
 			Message: fmt.Sprintf("the root credentials in %s are not a valid AWS key; replace them", root.Source)}
 	}
 	if err != nil {

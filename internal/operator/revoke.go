@@ -59,7 +59,7 @@ func (p *Provisioner) revokeCutoff(cr *leashv1.CredentialsRequest) (time.Time, e
 func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode, out *Outcome) error {
 	cutoff, err := p.revokeCutoff(cr)
 	if err != nil {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRevokeTime",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonInvalidRevokeTime,
 			Message: err.Error() + "; nothing was revoked and the request's credentials are unchanged"}
 	}
 	if cutoff.IsZero() {
@@ -80,11 +80,11 @@ func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsR
 		}
 		return p.revokeRole(ctx, cr, role, cutoff, out)
 	case leashv1.ModePassthrough:
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRevokeNotOwned,
 			Message: fmt.Sprintf("%s: Passthrough mode: Secret %s/%s holds the root credentials of %s, which leash hands out but does not own, so the operator retires nothing; revoke them with `leash revoke --user %s`, put new root credentials in place (the Secret follows them), then remove the annotation",
 				revokeField, ref.Namespace, ref.Name, out.Principal, out.Principal)}
 	case leashv1.ModeManual:
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotOwned",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRevokeNotOwned,
 			Message: manualRevokeMessage(ref, out)}
 	}
 	return nil // Mint: ensureKey retired the keys
@@ -116,7 +116,7 @@ func (p *Provisioner) revokeRole(ctx context.Context, cr *leashv1.CredentialsReq
 	rc, _, err := p.rootClient(ctx)
 	var f *Failure
 	if errors.As(err, &f) {
-		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RevokeNeedsRootCredentials",
+		return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRevokeNeedsRootCredentials,
 			Message: fmt.Sprintf("%s: the operator has no working root credentials (%s) to deny the sessions of role %s issued before %s with; configure them, or run `leash revoke --role %s`",
 				revokeField, f.Reason, role, revokeTime(cutoff), role)}
 	}
@@ -208,7 +208,7 @@ func proveRoleDeny(ctx context.Context, rc *rootClient, role, name string, deny 
 		perr = revoke.ProveDeny(doc, role, held, deny.LongestSession)
 	}
 	if perr != nil {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RevokeNotProven",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRevokeNotProven,
 			Message: fmt.Sprintf("%s: the inline policy %s on role %s, read back after it was put, is not the deny written (it %v): something changed it meanwhile, so sessions issued before %s may still work; the operator puts it again",
 				revokeField, revoke.PolicyName, role, perr, revokeTime(deny.Cutoff))}
 	}
@@ -218,7 +218,7 @@ func proveRoleDeny(ctx context.Context, rc *rootClient, role, name string, deny 
 // lacksRevokePermission is the failure for root credentials IAM refused a
 // call the role revocation needs.
 func lacksRevokePermission(rc *rootClient, action, role string) *Failure {
-	return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: "RevokePermissionMissing",
+	return &Failure{Type: leashv1.InsufficientCloudCredentials, Reason: ReasonRevokePermissionMissing,
 		Message: fmt.Sprintf("%s: the root credentials (%s) may not call %s on role %s (AccessDenied), so sessions issued before the annotation's time still work; allow them %s on the role, or run `leash revoke --role %s` as a principal that may",
 			revokeField, rc.identity.ARN, action, role, action, role)}
 }

@@ -80,7 +80,7 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 		if out.Failure != nil && out.Failure.Type == t {
 			setCondition(st, t, corev1.ConditionTrue, out.Failure.Reason, out.Failure.Message, now)
 		} else if c := findCondition(st, t); c != nil {
-			setCondition(st, t, corev1.ConditionFalse, "Resolved", resolvedMessage(c), now)
+			setCondition(st, t, corev1.ConditionFalse, ReasonResolved, resolvedMessage(c), now)
 		}
 	}
 	applyWarnings(st, out, now)
@@ -92,9 +92,9 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 	case out.Provisioned && out.Unchecked != "":
 		setCondition(st, leashv1.Ready, corev1.ConditionTrue, ReasonRoleUnchecked, readyMessage(cr, out)+"; not checked: "+out.Unchecked, now)
 	case out.Provisioned:
-		setCondition(st, leashv1.Ready, corev1.ConditionTrue, "CredentialsReady", readyMessage(cr, out), now)
+		setCondition(st, leashv1.Ready, corev1.ConditionTrue, ReasonCredentialsReady, readyMessage(cr, out), now)
 	default:
-		setCondition(st, leashv1.Ready, corev1.ConditionFalse, "Pending", "not provisioned yet", now)
+		setCondition(st, leashv1.Ready, corev1.ConditionFalse, ReasonPending, "not provisioned yet", now)
 	}
 }
 
@@ -103,9 +103,9 @@ func applyOutcome(cr *leashv1.CredentialsRequest, out Outcome, synced bool, now 
 func applyWarnings(st *leashv1.CredentialsRequestStatus, out Outcome, now metav1.Time) {
 	switch {
 	case len(out.Warnings) > 0:
-		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionTrue, "CatalogFindings", firstOf(out.Warnings), now)
+		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionTrue, ReasonCatalogFindings, firstOf(out.Warnings), now)
 	case out.Checked && findCondition(st, leashv1.PolicyWarnings) != nil:
-		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionFalse, "NoFindings", "AWS's catalog finds nothing doubtful in spec.providerSpec.statementEntries", now)
+		setCondition(st, leashv1.PolicyWarnings, corev1.ConditionFalse, ReasonNoFindings, "AWS's catalog finds nothing doubtful in spec.providerSpec.statementEntries", now)
 	}
 }
 
@@ -146,8 +146,8 @@ func readyMessage(cr *leashv1.CredentialsRequest, out Outcome) string {
 // setDeprovisionFailure reports a failed removal.
 func setDeprovisionFailure(cr *leashv1.CredentialsRequest, err error, now metav1.Time) {
 	msg := err.Error() + "; retrying with backoff. The finalizer stays until the cloud resources are gone"
-	setCondition(&cr.Status, leashv1.CredentialsDeprovisionFailure, corev1.ConditionTrue, "CloudError", msg, now)
-	setCondition(&cr.Status, leashv1.Ready, corev1.ConditionFalse, "Deprovisioning", msg, now)
+	setCondition(&cr.Status, leashv1.CredentialsDeprovisionFailure, corev1.ConditionTrue, ReasonCloudError, msg, now)
+	setCondition(&cr.Status, leashv1.Ready, corev1.ConditionFalse, ReasonDeprovisioning, msg, now)
 }
 
 func findCondition(st *leashv1.CredentialsRequestStatus, t leashv1.CredentialsRequestConditionType) *leashv1.CredentialsRequestCondition {

@@ -28,10 +28,10 @@ func (p *Provisioner) proveRole(ctx context.Context, rc *rootClient, cr *leashv1
 		p.event(cr, "ProofSkipped", "did not prove role %s before writing the Secret: there is no API server to ask for a token of ServiceAccount %s/%s (give --oidc-issuer-dir, the folder leash sts create-issuer made, to sign one)", r.arn, ns, sa)
 		return nil
 	case errors.Is(err, ErrTokenForbidden):
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "TokenRequestForbidden",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonTokenRequestForbidden,
 			Message: fmt.Sprintf("the API server refused leash a token of ServiceAccount %s/%s to prove role %s (%v); grant the operator create on serviceaccounts/token", ns, sa, r.arn, err)}
 	case errors.Is(err, ErrNoServiceAccount):
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "ServiceAccountNotFound",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonServiceAccountNotFound,
 			Message: fmt.Sprintf("spec.serviceAccountNames[0]: ServiceAccount %s/%s does not exist, so leash cannot prove role %s with its token; create it (the Secret follows)", ns, sa, r.arn)}
 	case err != nil:
 		return fmt.Errorf("request a token of ServiceAccount %s/%s: %w", ns, sa, err)
@@ -54,7 +54,7 @@ func (p *Provisioner) proveRole(ctx context.Context, rc *rootClient, cr *leashv1
 			return nil
 		}
 		if f := proofFailure(err, p.cfg.OIDCIssuer, ns, sa, r.arn); f != nil {
-			if f.Reason != "TrustRefused" {
+			if f.Reason != ReasonTrustRefused {
 				return f
 			}
 			refused = f
@@ -82,13 +82,13 @@ func proofFailure(err error, issuer, ns, sa, role string) *Failure {
 	code := iamclient.ResultCode(err)
 	switch {
 	case code == "InvalidIdentityToken" && strings.Contains(err.Error(), "No OpenIDConnect provider"):
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCProviderNotFound",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonOIDCProviderNotFound,
 			Message: fmt.Sprintf("STS knows no OIDC provider for issuer %s, so no token of it can assume role %s; create it (leash sts create-provider --oidc-issuer %s)", issuer, role, issuer)}
 	case code == "InvalidIdentityToken":
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "TokenRefused",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonTokenRefused,
 			Message: fmt.Sprintf("STS refused the token of ServiceAccount %s/%s (%s); check --oidc-issuer is the kube-apiserver's --service-account-issuer and the provider holds its keys", ns, sa, code)}
 	case iamclient.IsAccessDenied(err):
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "TrustRefused",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonTrustRefused,
 			Message: fmt.Sprintf("STS refused a token of ServiceAccount %s/%s for role %s (AccessDenied): the role's trust does not allow it; check the role's trust names the provider, the service account and the audience", ns, sa, role)}
 	}
 	return nil

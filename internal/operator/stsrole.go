@@ -54,7 +54,7 @@ func (p *Provisioner) madeRoleFor(cr *leashv1.CredentialsRequest, root iamclient
 // IAM call leaves a role a later sync adopts or the sweep deletes.
 func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, out *Outcome) error {
 	if p.cfg.OIDCIssuer == "" {
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCIssuerMissing",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonOIDCIssuerMissing,
 			Message: "STS mode without spec.providerSpec.stsIAMRoleARN: leash makes the role, and needs the cluster's service-account issuer to trust; start the operator with --oidc-issuer URL (the kube-apiserver's --service-account-issuer), or give stsIAMRoleARN"}
 	}
 	rc, _, err := p.rootClient(ctx)
@@ -109,7 +109,7 @@ func (p *Provisioner) audience() string {
 func (p *Provisioner) roleTrust(cr *leashv1.CredentialsRequest, root iamclient.Identity) (string, *policy.Document, error) {
 	provider, err := oidcissuer.ProviderARN(root.Account, p.cfg.OIDCIssuer)
 	if err != nil {
-		return "", nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCIssuerInvalid", Message: "--oidc-issuer: " + err.Error()}
+		return "", nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonOIDCIssuerInvalid, Message: "--oidc-issuer: " + err.Error()}
 	}
 	if part := partition(root.ARN); part != "aws" {
 		provider = strings.Replace(provider, "arn:aws:", "arn:"+part+":", 1)
@@ -165,7 +165,7 @@ func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *l
 		return false, err
 	}
 	if owner := role.Tags[TagRequestUID]; owner != string(cr.UID) {
-		return false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "RoleNameTaken",
+		return false, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonRoleNameTaken,
 			Message: fmt.Sprintf("IAM role %s exists but is not this request's (its %s tag is %q); delete or rename it, or change --cluster-name", r.name, TagRequestUID, owner)}
 	}
 	have, perr := policy.Parse([]byte(role.Trust), policy.Trust)

@@ -12,25 +12,6 @@ import (
 	"leash.dev/leash/internal/secretowner"
 )
 
-// Reasons of a request refused for where its Secret is: leash writes a
-// Secret only where the request's author could have, so that a request is
-// never a way to borrow leash's rights over every namespace.
-const (
-	// ReasonSecretReserved: the target is one of the operator's own Secrets.
-	ReasonSecretReserved = "SecretReserved"
-	// ReasonNamespaceNotAllowed: the target is in another namespace and the
-	// request is not in an administrator namespace.
-	ReasonNamespaceNotAllowed = "SecretNamespaceNotAllowed"
-	// ReasonNamespaceNotServed: the target is outside the namespaces leash
-	// may write Secrets in (--secret-namespaces).
-	ReasonNamespaceNotServed = "SecretNamespaceNotServed"
-	// ReasonPassthroughNotAllowed: a Passthrough request outside the
-	// administrator namespaces, which would hand the root key to its author.
-	ReasonPassthroughNotAllowed = "PassthroughNotAllowed"
-	// ReasonSecretNotOwned: the target exists and is not the request's.
-	ReasonSecretNotOwned = "SecretNotOwned"
-)
-
 // DefaultAdminNamespaces are the namespaces, besides the operator's own,
 // whose requests may name Secrets in other namespaces: OpenShift keeps its
 // operators' requests there, each naming its operator's namespace.

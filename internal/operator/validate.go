@@ -46,7 +46,7 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 		return nil, err
 	}
 	if !allowsSomething(doc) {
-		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "NothingAllowed",
+		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonNothingAllowed,
 			Message: entriesField + ": every entry is a Deny, so the credentials would be allowed nothing (IAM denies what no policy allows); add an Allow entry for what the workload needs"}
 	}
 	warnings, err := catalogFindings(doc)
@@ -107,7 +107,7 @@ func unrendered(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec) e
 		if m == "" {
 			return nil
 		}
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "UnrenderedTemplate",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonUnrenderedTemplate,
 			Message: fmt.Sprintf("%s: %q holds %s: the manifest is a template; replace %s with its value (render it with the tool it was written for, e.g. envsubst or helm template) and apply it again",
 				field(), value, m, m)}
 	}
@@ -166,7 +166,7 @@ func catalogFindings(doc *policy.Document) ([]string, error) {
 		}
 	}
 	if len(refused) > 0 {
-		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "InvalidRequest",
+		return nil, &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonInvalidRequest,
 			Message: firstOf(refused) + " (checked before any IAM call)"}
 	}
 	return warnings, nil

@@ -85,7 +85,7 @@ func (p *Provisioner) CheckOIDCProvider(ctx context.Context) error {
 	}
 	if !found {
 		arn, _ := oidcissuer.ProviderARN(rc.identity.Account, p.cfg.OIDCIssuer)
-		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: "OIDCProviderNotFound",
+		return &Failure{Type: leashv1.CredentialsProvisionFailure, Reason: ReasonOIDCProviderNotFound,
 			Message: fmt.Sprintf("--oidc-issuer %s: account %s has no IAM OIDC provider for it (%s), so no role trusting it could be assumed; make it first with leash sts create-provider --oidc-issuer %s",
 				p.cfg.OIDCIssuer, rc.identity.Account, arn, p.cfg.OIDCIssuer)}
 	}

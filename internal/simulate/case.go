@@ -146,7 +146,7 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	if c.Principal != "" && strings.HasPrefix(c.Principal, "arn:") && !validARN(c.Principal) {
 		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("principal"), Msg: fmt.Sprintf(`must be an ARN such as "arn:aws:iam::111122223333:user/alice", a service principal or a web identity provider; got %q`, c.Principal)}
 	}
-	if c.ResourceAccount != "" && !isAccountID(c.ResourceAccount) {
+	if c.ResourceAccount != "" && !policy.IsAccountID(c.ResourceAccount) {
 		return none, policy.Set{}, &inputerr.Error{Source: source, Field: at("resourceAccount"), Msg: fmt.Sprintf("must be a 12-digit account ID; got %q", c.ResourceAccount)}
 	}
 	req := policy.Request{Principal: c.Principal, Action: c.Action, Resource: c.Resource, ResourceAccount: c.ResourceAccount}
@@ -324,16 +324,4 @@ func plainScalar(raw json.RawMessage) (string, bool) {
 
 func validARN(s string) bool {
 	return strings.HasPrefix(s, "arn:") && strings.Count(s, ":") >= 5
-}
-
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }

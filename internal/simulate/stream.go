@@ -47,83 +47,18 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	if err != nil {
 		return err
 	}
-	// A stream keeps little alive (the document cache, the requests in
-	// flight) and allocates much per request, so the garbage collector's
-	// default pace costs a fifth of the run. Let the heap grow to four
-	// times what is live, not twice, unless GOGC says otherwise: measured
-	// peak RSS goes from about 62 to 80 MiB, for any batch size.
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(streamGCPercent))
-	}
-	// The binary takes about 55 MiB before the first request, and that
-	// pace alone lets the heap reach 50 MiB when the cache of compiled
-	// documents is full: a soft limit makes the collector run sooner only
-	// then (measured peak RSS about 84 MiB, for the same CPU time), unless
-	// GOMEMLIMIT says otherwise.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(streamMemoryLimit))
-	}
+	defer paceCollector()()
 
-	// The reader (one goroutine) finds each request's bytes; workers (one
-	// a core) decode, parse, compile and decide them, sharing the run's document cache;
-	// the writer (here) takes the answers in input order. Each request
-	// read is a job, queued for the workers and, in the same order, for
-	// the writer, which waits for each job's answer in turn. The queue's
-	// bound keeps the requests in flight, and so memory, the same for any
-	// batch; the last job carries io.EOF or the error that ended the
-	// reading, and no worker sees it.
 	stop := make(chan struct{})
 	defer close(stop)
 	jobs := make(chan *job, pipelineDepth)
 	queue := make(chan *job, queueDepth)
+	go readJobs(r, jobs, queue, stop)
 	cache := newDocCache(docCacheSize)
-	go func() {
-		defer close(jobs)
-		defer close(queue)
-		for {
-			req, err := r.next()
-			j := &job{req: req, err: err, done: make(chan struct{})}
-			if err == nil {
-				select {
-				case jobs <- j:
-				case <-stop:
-					return
-				}
-			}
-			select {
-			case queue <- j:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	for range workers() {
-		go func() {
-			for j := range jobs {
-				c, err := j.req.decode(source)
-				j.req = nil
-				if err != nil {
-					j.broken = err
-					close(j.done)
-					continue
-				}
-				p := pending{c: c, late: c.locate != nil}
-				if !p.late {
-					p = prepare(c, source, cache)
-				}
-				j.o = p.decide(source)
-				if output == OutputJSON {
-					j.rendered = renderJSON(&j.o)
-				}
-				close(j.done)
-			}
-		}()
+		go decideJobs(jobs, source, cache, output)
 	}
 
-	// Stage 3, here, writes them.
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	var out outcomeWriter = &tableWriter{w: w, explain: o.Explain}
 	var jw *jsonWriter
@@ -131,64 +66,199 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		jw = &jsonWriter{w: w}
 		out = jw
 	}
-	var n, bad, denied int
-	var firstBad string
-	for {
-		var d *job
-		select {
-		case d = <-queue:
-		default:
-			// Before waiting for input, every answer decided so far goes
-			// out, so that a caller feeding requests one at a time gets
-			// each answer before it sends the next.
-			if err := w.Flush(); err != nil {
-				return fmt.Errorf("write the answers: %w", err)
-			}
-			d = <-queue
+	t, err := writeAnswers(queue, w, out, jw)
+	if err != nil {
+		return err
+	}
+	return t.result(source, out, w)
+}
+
+// paceCollector sets the garbage collector's pace for a stream and returns
+// what puts the process's pace back.
+//
+// A stream keeps little alive (the document cache, the requests in flight)
+// and allocates much per request, so the garbage collector's default pace
+// costs a fifth of the run. Let the heap grow to four times what is live,
+// not twice, unless GOGC says otherwise: measured peak RSS goes from about
+// 62 to 80 MiB, for any batch size.
+//
+// The binary takes about 55 MiB before the first request, and that pace
+// alone lets the heap reach 50 MiB when the cache of compiled documents is
+// full: a soft limit makes the collector run sooner only then (measured
+// peak RSS about 84 MiB, for the same CPU time), unless GOMEMLIMIT says
+// otherwise.
+func paceCollector() (restore func()) {
+	setGC, setLimit := os.Getenv("GOGC") == "", os.Getenv("GOMEMLIMIT") == ""
+	var gcPercent int
+	var memLimit int64
+	if setGC {
+		gcPercent = debug.SetGCPercent(streamGCPercent)
+	}
+	if setLimit {
+		memLimit = debug.SetMemoryLimit(streamMemoryLimit)
+	}
+	return func() {
+		if setLimit {
+			debug.SetMemoryLimit(memLimit)
 		}
-		if d.err == nil {
+		if setGC {
+			debug.SetGCPercent(gcPercent)
+		}
+	}
+}
+
+// A stream is three stages. The reader (one goroutine, readJobs) finds each
+// request's bytes; workers (one a core, decideJobs) decode, parse, compile
+// and decide them, sharing the run's document cache; the writer
+// (writeAnswers, on the caller's goroutine) takes the answers in input
+// order. Each request read is a job, queued for the workers and, in the
+// same order, for the writer, which waits for each job's answer in turn.
+// The queue's bound keeps the requests in flight, and so memory, the same
+// for any batch; the last job carries io.EOF or the error that ended the
+// reading, and no worker sees it.
+
+// readJobs is the reader: it queues each request of r for the workers on
+// jobs and for the writer on queue, ends with a job carrying the error
+// that ended the reading (io.EOF at the end), and closes both channels. It
+// returns early when stop closes, as the writer has given up.
+func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}) {
+	defer close(jobs)
+	defer close(queue)
+	for {
+		req, err := r.next()
+		j := &job{req: req, err: err, done: make(chan struct{})}
+		if err == nil {
 			select {
-			case <-d.done:
-			default:
-				if err := w.Flush(); err != nil {
-					return fmt.Errorf("write the answers: %w", err)
-				}
-				<-d.done
+			case jobs <- j:
+			case <-stop:
+				return
 			}
-			d.err = d.broken
+		}
+		select {
+		case queue <- j:
+		case <-stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// decideJobs is one worker: it decides each job of jobs and closes its
+// done. A request that is not well-formed JSON is marked broken, which
+// ends the stream at that request; the JSON form of an answer is rendered
+// here, so that the one writer only copies bytes.
+func decideJobs(jobs <-chan *job, source string, cache *docCache, output string) {
+	for j := range jobs {
+		c, err := j.req.decode(source)
+		j.req = nil
+		if err != nil {
+			j.broken = err
+			close(j.done)
+			continue
+		}
+		p := pending{c: c, late: c.locate != nil}
+		if !p.late {
+			p = prepare(c, source, cache)
+		}
+		j.o = p.decide(source)
+		if output == OutputJSON {
+			j.rendered = renderJSON(&j.o)
+		}
+		close(j.done)
+	}
+}
+
+// streamTally counts the answers written, for what the stream returns.
+type streamTally struct {
+	n, bad, denied int
+	firstBad       string
+}
+
+// writeAnswers is the writer: it writes each job's answer in input order
+// until the job that ends the reading. At io.EOF it returns the tally with
+// nothing closed yet; at another error it closes the answers written so
+// far (a JSON array stays valid) and returns that error.
+func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jsonWriter) (streamTally, error) {
+	var t streamTally
+	for {
+		d, err := nextAnswer(queue, w)
+		if err != nil {
+			return t, err
 		}
 		if d.err == io.EOF {
-			break
+			return t, nil
 		}
 		if d.err != nil {
-			if n > 0 {
+			if t.n > 0 {
 				_ = out.close()
 				_ = w.Flush()
 			}
-			return d.err
+			return t, d.err
 		}
-		n++
-		switch d.o.Decision {
-		case DecisionError:
-			if bad == 0 {
-				firstBad = d.o.Error
-			}
-			bad++
-		case policy.Allowed.String():
-		default:
-			denied++
-		}
-		var err error
+		t.count(&d.o)
 		if d.rendered != nil {
 			err = jw.element(d.rendered)
 		} else {
 			err = out.write(&d.o)
 		}
 		if err != nil {
-			return fmt.Errorf("write the answers: %w", err)
+			return t, fmt.Errorf("write the answers: %w", err)
 		}
 	}
-	if n == 0 {
+}
+
+// nextAnswer waits for the next job of queue and, unless it ends the
+// reading, for its answer; a broken request's error becomes the job's.
+// Before waiting, every answer decided so far goes out, so that a caller
+// feeding requests one at a time gets each answer before it sends the
+// next. The error returned is a failure to write.
+func nextAnswer(queue <-chan *job, w *bufio.Writer) (*job, error) {
+	var d *job
+	select {
+	case d = <-queue:
+	default:
+		if err := w.Flush(); err != nil {
+			return nil, fmt.Errorf("write the answers: %w", err)
+		}
+		d = <-queue
+	}
+	if d.err == nil {
+		select {
+		case <-d.done:
+		default:
+			if err := w.Flush(); err != nil {
+				return nil, fmt.Errorf("write the answers: %w", err)
+			}
+			<-d.done
+		}
+		d.err = d.broken
+	}
+	return d, nil
+}
+
+// count adds one answer to the tally.
+func (t *streamTally) count(o *Outcome) {
+	t.n++
+	switch o.Decision {
+	case DecisionError:
+		if t.bad == 0 {
+			t.firstBad = o.Error
+		}
+		t.bad++
+	case policy.Allowed.String():
+	default:
+		t.denied++
+	}
+}
+
+// result closes the answers after the last request and says how the
+// stream ends: input with no requests is an input error; requests that
+// could not be decided make one naming how many and the first; any denial
+// is ErrDenied, as for a single request.
+func (t streamTally) result(source string, out outcomeWriter, w *bufio.Writer) error {
+	if t.n == 0 {
 		return &inputerr.Error{Source: source, Msg: "has no requests; give a request object, an array of them, or JSON Lines"}
 	}
 	if err := out.close(); err != nil {
@@ -198,10 +268,10 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		return fmt.Errorf("write the answers: %w", err)
 	}
 	switch {
-	case bad > 0:
+	case t.bad > 0:
 		return &inputerr.Error{Msg: fmt.Sprintf(
-			`%d of %d requests could not be decided; each has decision "Error" and says why in the output. The first: %s`, bad, n, firstBad)}
-	case denied > 0:
+			`%d of %d requests could not be decided; each has decision "Error" and says why in the output. The first: %s`, t.bad, t.n, t.firstBad)}
+	case t.denied > 0:
 		return ErrDenied
 	}
 	return nil
@@ -235,9 +305,9 @@ func workers() int {
 	return max(1, runtime.GOMAXPROCS(0))
 }
 
-// streamGCPercent is the GOGC of a stream: see stream.
+// streamGCPercent is the GOGC of a stream: see paceCollector.
 const streamGCPercent = 300
 
 // streamMemoryLimit is the soft memory limit of a stream, in bytes: see
-// stream.
+// paceCollector.
 const streamMemoryLimit = 48 << 20

@@ -3,7 +3,6 @@ package store
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"regexp"
 )
 
 // Prefixes IAM puts before the random part of each kind of identifier; SDKs
@@ -21,11 +20,6 @@ const (
 // idAlphabet is base32's: real IAM IDs use upper-case letters and the digits
 // 2 to 7, so every generated ID is also "upper-case alphanumerics".
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-
-// Patterns of generated identifiers and of account IDs.
-var (
-	accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
-)
 
 // randomString draws n characters from a 32-character alphabet. 32 divides
 // 256, so taking each byte modulo 32 is unbiased.

@@ -24,6 +24,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"leash.dev/leash/policy"
 )
 
 // ErrInUse is returned by Open when another process holds the store file.
@@ -92,7 +94,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.AccountID != "" && !accountIDPattern.MatchString(opts.AccountID) {
+	if opts.AccountID != "" && !policy.IsAccountID(opts.AccountID) {
 		return nil, fmt.Errorf("open store: account ID %q must be 12 digits", opts.AccountID)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
