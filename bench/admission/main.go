@@ -53,11 +53,11 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/admission"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/workload"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/test/apiserver"
 )
 
 const (

@@ -46,9 +46,9 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/bench/internal/procmem"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/test/apiserver"
 )
 
 // namespace holds the requests and their Secrets.
@@ -437,7 +437,7 @@ func leashBinary(ctx context.Context, path, dir string) (string, error) {
 }
 
 // apiServer is kube-apiserver and etcd with the CRD installed, started as
-// the tests start them (test/apiserver: a cluster's admission plugins).
+// the tests start them (internal/apiserver: a cluster's admission plugins).
 type apiServer struct {
 	*apiserver.Server
 	kubeconfig string // a file, for the operator

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // startAPIServer is a real API server with the CredentialsRequest CRD, and

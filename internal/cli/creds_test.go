@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/credfile"
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // AWS's documented example keys, and a secret and token made for the run.

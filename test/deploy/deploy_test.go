@@ -48,7 +48,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 const (

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // TestChartSecretNamespaces renders the chart with rbac.secretNamespaces

@@ -30,8 +30,8 @@ import (
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/admission/webhookcert"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/test/apiserver"
 )
 
 // certTestLifetimes make the Rotator renew in seconds: a serving

@@ -21,9 +21,9 @@ import (
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/admission"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/workload"
-	"leash.dev/leash/test/apiserver"
 )
 
 // TestAdmissionAdmitsTheSTSExample runs examples/ccm-sts as a cluster runs

@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
-	"leash.dev/leash/test/apiserver"
 )
 
 // The ceilings of TestOperatorCeilingChanges. readers may read any user

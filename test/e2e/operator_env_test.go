@@ -21,11 +21,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/localaws"
 	"leash.dev/leash/localaws/faults"
-	"leash.dev/leash/test/apiserver"
 )
 
 // cluster is a real API server with the CRD installed and an in-process

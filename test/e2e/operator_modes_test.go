@@ -22,9 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/test/apiserver"
 )
 
 // TestPassthrough copies a root key that leash local shows to carry the

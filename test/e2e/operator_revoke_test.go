@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/iamclient"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/internal/revoke"
-	"leash.dev/leash/test/apiserver"
 )
 
 // TestOperatorRevokeAnnotation is the incident responder's path in a

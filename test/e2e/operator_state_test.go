@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/operator"
-	"leash.dev/leash/test/apiserver"
 )
 
 // TestSecretConflict pins one owner per Secret on the API server: of two

@@ -21,10 +21,10 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/awscreds"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/policy"
-	"leash.dev/leash/test/apiserver"
 )
 
 // stsIssuerURL is the service-account issuer of the STS tests' API server.

@@ -30,9 +30,9 @@ import (
 
 	"leash.dev/leash/awscreds"
 	"leash.dev/leash/credfile"
+	"leash.dev/leash/internal/apiserver"
 	"leash.dev/leash/internal/oidcissuer"
 	"leash.dev/leash/localaws"
-	"leash.dev/leash/test/apiserver"
 )
 
 const (

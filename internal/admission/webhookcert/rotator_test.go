@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	leashv1 "leash.dev/leash/api/v1"
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // cluster is one API server shared by the subtests; each subtest works in

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // apiAccessDir is where the ServiceAccount admission plugin mounts a pod's

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 func TestSmoke(t *testing.T) {

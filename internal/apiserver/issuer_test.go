@@ -21,7 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"leash.dev/leash/test/apiserver"
+	"leash.dev/leash/internal/apiserver"
 )
 
 // TestIssuerSignsServiceAccountTokens starts the API server as an issuer
