@@ -10,7 +10,7 @@
 // must exit 0, or the status its trailing comment names ("# …, exit 1").
 // Output is compared where a page shows it: the lines after a console
 // block's "$ " command, or an unlabelled or text block right after a shell
-// block, with IDs, account IDs, times and elapsed durations normalized, the
+// block (the output of its last command), with IDs, account IDs, times and elapsed durations normalized, the
 // run's folder shown as /home/me, and a line "..." standing for any lines.
 //
 // A block that needs a cluster or AWS is marked just before its fence with
@@ -128,7 +128,7 @@ func TestRunnerReportsFailures(t *testing.T) {
 	}, "\n")
 	problems := runPage(context.Background(), testEnv, "broken.md", page)
 	want := []*regexp.Regexp{
-		regexp.MustCompile("(?s)^broken.md:5 \\(block at line 3\\): the block printed other than the output shown at line 8:.*goodbye.*hello"),
+		regexp.MustCompile("(?s)^broken.md:5 \\(block at line 3\\): `echo hello` printed other than the output shown at line 8:.*goodbye.*hello"),
 		regexp.MustCompile("(?s)^broken.md:15 \\(block at line 12\\): `leash simulate --identity no-such-file.json --action s3:GetObject` exited 2, want \\[0\\]"),
 	}
 	if len(problems) != len(want) {

@@ -209,9 +209,8 @@ func runSteps(ctx context.Context, e env, page string, steps []step) []string {
 			}
 		}
 		if s.block != nil && s.block.output != nil && isLastOfBlock(steps, k) {
-			blockOut := blockOutput(steps, k, outDir)
-			if p := compare(s.block.output.lines, blockOut, runDir); p != "" {
-				problems = append(problems, fmt.Sprintf("%s: the block printed other than the output shown at line %d:\n%s", where, s.block.output.line, p))
+			if p := compare(s.block.output.lines, string(printed), runDir); p != "" {
+				problems = append(problems, fmt.Sprintf("%s: `%s` printed other than the output shown at line %d:\n%s", where, s.text, s.block.output.line, p))
 			}
 		}
 	}
@@ -222,24 +221,6 @@ func runSteps(ctx context.Context, e env, page string, steps []step) []string {
 		}
 	}
 	return problems
-}
-
-// blockOutput is what the commands of step k's block printed, in order.
-func blockOutput(steps []step, k int, outDir string) string {
-	first := k
-	for first > 0 && steps[first-1].block == steps[k].block {
-		first--
-	}
-	var all strings.Builder
-	for j := first; j <= k; j++ {
-		f := filepath.Join(outDir, strconv.Itoa(j))
-		if steps[j].server {
-			f += ".banner"
-		}
-		o, _ := os.ReadFile(f)
-		all.Write(o)
-	}
-	return all.String()
 }
 
 func isLastOfBlock(steps []step, k int) bool {
