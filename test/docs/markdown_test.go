@@ -128,7 +128,7 @@ func (b *block) commands() []command {
 		}
 		c := command{line: b.line + 1 + i, wantExit: []int{0}}
 		text := l
-		for strings.HasSuffix(strings.TrimRight(text, " "), "\\") && i+1 < len(b.lines) {
+		for continues(text) && i+1 < len(b.lines) {
 			i++
 			text += "\n" + b.lines[i]
 		}
@@ -146,6 +146,18 @@ func (b *block) commands() []command {
 		cmds = append(cmds, c)
 	}
 	return cmds
+}
+
+// continues says whether a command goes on on the next line: after a
+// backslash, or a pipe or && or || at the end of the line.
+func continues(text string) bool {
+	t := strings.TrimRight(text, " ")
+	for _, end := range []string{"\\", "|", "&&"} {
+		if strings.HasSuffix(t, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // trailingComment is the " # ..." comment of a command's last line, if any.
