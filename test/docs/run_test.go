@@ -110,6 +110,9 @@ func checkSkip(repo, directive string) string {
 func script(steps []step, outDir string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "set -o pipefail\n")
+	// However the page's bash ends (done, failed, or told to stop because
+	// the test itself is ending), it takes the leash local it started along.
+	fmt.Fprintf(&b, "trap 'trap - TERM EXIT; kill -TERM 0 2>/dev/null' TERM EXIT\n")
 	fmt.Fprintf(&b, `__wait_server() {
   for __i in $(seq 1200); do
     if grep -q 'Stop with Ctrl-C' "$1"; then cp "$1" "$1.banner"; return 0; fi
@@ -170,7 +173,9 @@ func runSteps(ctx context.Context, e env, page string, steps []step) []string {
 	cmd.Dir = runDir
 	cmd.Env = append(cleanEnv(), e.goEnv...)
 	cmd.Env = append(cmd.Env, "HOME="+runDir, "PATH="+e.binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if the test process dies (go test's -timeout), bash gets
+	// SIGTERM and its trap ends the page's process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	runErr := cmd.Run()
 	stopGroup(cmd.Process.Pid)
