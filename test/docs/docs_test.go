@@ -93,6 +93,13 @@ func TestDocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if blocks, err := parseBlocks(string(text)); err == nil {
+				for _, b := range blocks {
+					if shellLangs[b.lang] && b.directive != "" {
+						t.Logf("%s:%d not run: %s", page, b.line, b.directive)
+					}
+				}
+			}
 			for _, p := range runPage(context.Background(), testEnv, page, string(text)) {
 				t.Error(p)
 			}
