@@ -61,11 +61,12 @@ test:
 # the inline/managed switch, removal, sweep), the CLI and the API types.
 # Left to `make test`: test/peer (node), test/e2e, test/deploy and
 # internal/apiserver (kube-apiserver and etcd; test/e2e also the AWS CLI),
-# test/image (cross-builds the image; skopeo reads it), and
+# test/image (cross-builds the image; skopeo reads it), test/docs (runs the
+# docs' commands with the AWS CLI and Graphviz, leash local on 127.0.0.1:4566), and
 # the two tests elsewhere that start an API server: api/v1's
 # TestAPIServerRoundTrip and cli's TestCredsSeedAppliesToACluster.
 unit:
-	$(GO) test -skip '^(TestAPIServerRoundTrip|TestCredsSeedAppliesToACluster)$$' $$($(GO) list ./... | grep -v -E '/(test/(peer|e2e|deploy|image)|internal/apiserver)$$')
+	$(GO) test -skip '^(TestAPIServerRoundTrip|TestCredsSeedAppliesToACluster)$$' $$($(GO) list ./... | grep -v -E '/(test/(peer|e2e|deploy|image|docs)|internal/apiserver)$$')
 
 vet:
 	$(GO) vet ./...

@@ -133,7 +133,8 @@ func ruleDescription(id string) string {
 // WriteSARIF writes the findings as one SARIF run. sources maps a policy's
 // name to its file (or an IAM ARN); a file is given relative to the current
 // folder, as code scanning expects paths relative to the repository, and
-// located at the line of the finding's JSON path.
+// located at the line of the finding's JSON path; in a CredentialsRequest
+// manifest, at the line of the statement entry the path names.
 func WriteSARIF(w io.Writer, findings []Finding, sources map[string]string) error {
 	run := sarifRun{
 		Tool:    sarifTool{Driver: sarifDriver{Name: "leash", InformationURI: "https://leash.dev", Rules: []sarifRule{}}},
@@ -142,6 +143,7 @@ func WriteSARIF(w io.Writer, findings []Finding, sources map[string]string) erro
 	ruleIndex := map[string]int{}
 	ruleSeverity := map[string]Severity{}
 	lines := map[string]*jsonLines{}
+	requests := map[string]map[string]*jsonLines{}
 	for _, f := range findings {
 		i, ok := ruleIndex[f.ID]
 		if !ok {
@@ -166,11 +168,20 @@ func WriteSARIF(w io.Writer, findings []Finding, sources map[string]string) erro
 		var loc sarifLocation
 		if src, ok := sources[f.Policy]; ok {
 			line := 1
-			if strings.HasSuffix(strings.ToLower(src), ".json") {
+			switch ext := strings.ToLower(filepath.Ext(src)); ext {
+			case ".json":
 				if lines[src] == nil {
 					lines[src] = readJSONLines(src)
 				}
 				line = lines[src].line(f.Path)
+			case ".yaml", ".yml":
+				if requests[src] == nil {
+					requests[src] = readRequestLines(src)
+				}
+				_, request, _ := strings.Cut(f.Policy, "#") // a request's policy is named file#namespace/name
+				if l := requests[src][request]; l != nil {
+					line = l.line(f.Path)
+				}
 			}
 			loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: artifactURI(src)}, Region: sarifRegion{StartLine: line}}
 		}
@@ -209,6 +220,9 @@ func artifactURI(src string) string {
 // its JSON path (Statement[2].Action[0]).
 type jsonLines struct {
 	at map[string]int
+	// fallback is the line of a path not found: the file's first, or a
+	// request's first in a manifest of several.
+	fallback int
 }
 
 // readJSONLines reads a file's element lines; a file that cannot be read
@@ -297,7 +311,7 @@ func (l *jsonLines) line(path string) int {
 			return n
 		}
 	}
-	return 1
+	return max(l.fallback, 1)
 }
 
 // parentPath drops the last element of a JSON path: Statement[2].Action[0]

@@ -221,3 +221,75 @@ func TestWriteSARIFWithoutSources(t *testing.T) {
 		t.Errorf("got %+v, want one error located by its path alone", r)
 	}
 }
+
+// TestWriteSARIFLocatesRequestEntries: a finding in a CredentialsRequest
+// manifest is at the line of the statement entry (or the action, resource or
+// condition) its path names, in the request's own document of the file, not
+// on line 1.
+func TestWriteSARIFLocatesRequestEntries(t *testing.T) {
+	t.Chdir(t.TempDir())
+	file := writeFile(t, "requests/ccm.yaml", `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ccm
+---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata:
+  name: ccm
+  namespace: kube-system
+spec:
+  providerSpec:
+    apiVersion: cloudcredential.openshift.io/v1
+    kind: AWSProviderSpec
+    statementEntries:
+    - effect: Allow
+      action: ["ec2:Describe*"]
+      resource: "*"
+    - effect: Allow
+      action:
+      - ec2:CreateTags
+      - iam:PassRole
+      resource: "*"
+      policyCondition:
+        StringEquals:
+          aws:RequestedRegion: eu-west-1
+---
+apiVersion: cloudcredential.openshift.io/v1
+kind: CredentialsRequest
+metadata:
+  name: tagger
+spec:
+  providerSpec:
+    statementEntries:
+    - effect: Allow
+      action: ["ec2:CreateTags"]
+      resource: "*"
+`)
+	ccm, tagger := file+"#kube-system/ccm", file+"#default/tagger"
+	findings := []Finding{
+		{ID: "A", Severity: High, Policy: ccm, Path: "Statement[1]"},
+		{ID: "A", Severity: High, Policy: ccm, Path: "Statement[1].Action[1]"},
+		{ID: "A", Severity: High, Policy: ccm, Path: "Statement[1].Resource"},
+		{ID: "A", Severity: High, Policy: ccm, Path: "Statement[1].Condition.StringEquals.aws:RequestedRegion"},
+		{ID: "A", Severity: High, Policy: ccm, Path: "Statement[0].NotAction"}, // not in the manifest: its entry
+		{ID: "A", Severity: High, Policy: ccm},                                 // no path: the request's first line
+		{ID: "A", Severity: High, Policy: tagger, Path: "Statement[0].Action[0]"},
+	}
+	want := []int{19, 22, 23, 26, 16, 6, 36}
+	var b bytes.Buffer
+	if err := WriteSARIF(&b, findings, map[string]string{ccm: file, tagger: file}); err != nil {
+		t.Fatal(err)
+	}
+	var log sarifDoc
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range log.Runs[0].Results {
+		loc := r.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URI != "requests/ccm.yaml" || loc.Region.StartLine != want[i] {
+			t.Errorf("%s %s: %s line %d, want requests/ccm.yaml line %d", findings[i].Policy, findings[i].Path,
+				loc.ArtifactLocation.URI, loc.Region.StartLine, want[i])
+		}
+	}
+}

@@ -82,7 +82,7 @@ func TestAuditCommand(t *testing.T) {
 // the refusals of a LookupEvents trail without a key.
 func TestAuditOverCloudTrailFiles(t *testing.T) {
 	const (
-		fixture = "../cloudtrail/testdata/cloudtrail"
+		fixture = "../../examples/audit/trail"
 		role    = "arn:aws:iam::111122223333:role/ci/ci-deploy"
 	)
 	run := func(args ...string) (string, string, int) {

@@ -11,7 +11,7 @@ import (
 
 func TestAuditPolicy(t *testing.T) {
 	const (
-		fixture = "../cloudtrail/testdata/cloudtrail"
+		fixture = "../../examples/audit/trail"
 		ciRole  = "arn:aws:iam::111122223333:role/ci/ci-deploy"
 	)
 	tests := []struct {

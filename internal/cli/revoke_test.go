@@ -88,6 +88,15 @@ func TestRevokeRunbookIncident(t *testing.T) {
 	if got, _ := time.Parse(time.RFC3339, lift[1]); !got.Equal(cutoff.Add(36 * time.Hour)) {
 		t.Errorf("lift time %s is not cutoff %s + 36h", lift[1], lift[2])
 	}
+	// The printed --lift command is the one to run: it names the endpoint and
+	// the credentials file the revocation ran with, and, run as printed, it
+	// reaches the same IAM and refuses before the lift time.
+	hint := regexp.MustCompile(`\): leash (revoke .*--lift)\n`).FindStringSubmatch(out)
+	if hint == nil || !strings.Contains(hint[1], " --endpoint "+in.l.URL+" ") || !strings.Contains(hint[1], " --credentials-file "+in.adminFile+" ") {
+		t.Errorf("the --lift hint lacks --endpoint %s or --credentials-file %s:\n%s", in.l.URL, in.adminFile, out)
+	} else if _, stderr, code := run(t, strings.Fields(hint[1])...); code != 1 || !strings.Contains(stderr, "may be lifted at "+lift[1]) {
+		t.Errorf("the printed --lift command, run before the lift time: exit %d, want 1 saying when\n%s", code, stderr)
+	}
 	if c := in.assumeTarget(oldAlice); c != "AccessDenied" {
 		t.Errorf("alice's session issued before the revocation: %s, want AccessDenied", c)
 	}

@@ -91,15 +91,16 @@ func (e *stsEnv) localPolicies(t *testing.T) []string {
 }
 
 // roleRows maps each request of create-roles' table to its principal,
-// failing on a row that is not a made role Ready (the table shows STS as
-// Manual, the mode's name in the compatible API's status).
+// failing on a row that is not a made role Ready, in mode STS (not Manual,
+// the mode's name in the compatible API's status: the table says what leash
+// did).
 func roleRows(t *testing.T, stdout string, requests []string) map[string]string {
 	t.Helper()
 	rows := map[string]string{}
 	for _, req := range requests {
 		f := strings.Fields(lineOf(stdout, req))
-		if len(f) < 5 || f[1] != "Manual" || !strings.Contains(f[2], ":role/leash/") || f[len(f)-1] != "Ready" {
-			t.Errorf("row for %s = %v, want Manual, a role under /leash/, Ready\n%s", req, f, stdout)
+		if len(f) < 5 || f[1] != "STS" || !strings.Contains(f[2], ":role/leash/") || f[len(f)-1] != "Ready" {
+			t.Errorf("row for %s = %v, want STS, a role under /leash/, Ready\n%s", req, f, stdout)
 			continue
 		}
 		rows[req] = f[2]

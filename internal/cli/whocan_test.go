@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	whoCanSnapshot = "../whocan/testdata/account.json"
+	whoCanSnapshot = "../../examples/check/account.json"
 	whoCanObject   = "arn:aws:s3:::reports/q1.csv"
 )
 

@@ -95,7 +95,7 @@ func TestPolicyFromCloudTrailFolderAllowsExactlyTheObservedCalls(t *testing.T) {
 func fixtureEvents(t *testing.T, principal string) []*audit.Event {
 	t.Helper()
 	var events []*audit.Event
-	src := Folder{Root: "testdata/cloudtrail", Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }}
+	src := Folder{Root: fixture, Skip: func(what string, err error) { t.Errorf("skipped %s: %v", what, err) }}
 	if err := Collect(context.Background(), src, audit.Filter{Principal: principal}, func(e *audit.Event) error {
 		events = append(events, e)
 		return nil

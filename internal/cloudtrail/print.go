@@ -12,10 +12,24 @@ import (
 	"leash.dev/leash/localaws/audit"
 )
 
+// tableBatch is how many rows the table holds back to align its columns:
+// a trail of millions of records starts printing at once, in blocks of rows
+// aligned among themselves, rather than after its last record is read.
+const tableBatch = 50
+
+// tableWait is the longest a row waits for its batch: a slow source (a
+// LookupEvents page, a large log file) shows the rows it has so far.
+const tableWait = time.Second
+
 // Printer writes records as a table or as JSON lines.
 type Printer struct {
 	json  *json.Encoder
 	table *tabwriter.Writer
+	// held counts the rows the table holds back since it last flushed, at
+	// flushed.
+	held    int
+	flushed time.Time
+	wait    time.Duration // tableWait; a test that counts rows sets more
 }
 
 // NewPrinter returns a printer of format "table" (or "") or "json".
@@ -26,7 +40,7 @@ func NewPrinter(w io.Writer, format string) (*Printer, error) {
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		_, err := fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSESSION ISSUED\tACTION\tRESOURCE\tSOURCE IP\tUSER AGENT\tERROR\tDECISION")
-		return &Printer{table: tw}, err
+		return &Printer{table: tw, flushed: time.Now(), wait: tableWait}, err
 	}
 	return nil, fmt.Errorf(`--output %q: must be "table" or "json"`, format)
 }
@@ -47,12 +61,19 @@ func (p *Printer) Print(e *audit.Event) error {
 	_, err := fmt.Fprintf(p.table, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 		e.EventTime.UTC().Format(time.RFC3339), field(Caller(&e.UserIdentity)), issued, field(Action(e)),
 		field(resource(e)), field(e.SourceIPAddress), shorten(field(e.UserAgent), 60), field(e.ErrorCode), field(e.Decision))
-	return err
+	if err != nil {
+		return err
+	}
+	if p.held++; p.held >= tableBatch || time.Since(p.flushed) >= p.wait {
+		return p.Flush()
+	}
+	return nil
 }
 
 // Flush ends the output; the table is aligned and written only then.
 func (p *Printer) Flush() error {
 	if p.table != nil {
+		p.held, p.flushed = 0, time.Now()
 		return p.table.Flush()
 	}
 	return nil

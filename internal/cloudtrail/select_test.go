@@ -12,7 +12,7 @@ import (
 	"leash.dev/leash/localaws/audit"
 )
 
-const fixture = "testdata/cloudtrail"
+const fixture = "../../examples/audit/trail" // the trail docs/audit.md reads
 
 // ids reads the fixture through f and returns the selected records' event
 // IDs by their last two digits (the fixture numbers them 01 to 17), sorted.

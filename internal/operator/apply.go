@@ -46,13 +46,15 @@ func Apply(ctx context.Context, p *Provisioner, requests []*leashv1.CredentialsR
 // what was not checked of every ready one, and the warnings (the PolicyWarnings condition's) of every request.
 // The request's name and actions are the manifest's words and the
 // principal and messages quote IAM's names: all are escaped
-// (termsafe.Escape), so none can start a forged row or line.
+// (termsafe.Escape), so none can start a forged row or line. The mode is the
+// one leash used (STS for a role, made or named), not status.mode's Manual:
+// a person reading the table after create-roles made a role should see so.
 func WriteTable(w io.Writer, applied []Applied) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REQUEST\tMODE\tPRINCIPAL\tGRANTED\tSTATE")
 	for _, a := range applied {
 		o := a.Outcome
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(a.Request), orDash(string(shownMode(o.Mode))), orDash(termsafe.Escape(o.Principal)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(a.Request), orDash(string(o.Mode)), orDash(termsafe.Escape(o.Principal)),
 			termsafe.Escape(granted(o.Granted)), termsafe.Escape(state(a)))
 	}
 	if err := tw.Flush(); err != nil {

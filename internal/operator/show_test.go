@@ -74,7 +74,8 @@ func TestStatusShows(t *testing.T) {
 }
 
 // TestApplyTableShows pins leash apply's table for a request with a role
-// and one for another cloud.
+// (STS, the mode leash used, though status.mode says Manual) and one for
+// another cloud.
 func TestApplyTableShows(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteTable(&b, []Applied{
@@ -89,8 +90,8 @@ func TestApplyTableShows(t *testing.T) {
 			rows[f[0]] = f
 		}
 	}
-	if r := rows["apps/ccm"]; r == nil || r[1] != "Manual" || r[4] != "Ready" {
-		t.Errorf("row of apps/ccm %q, want mode Manual and Ready\n%s", r, b.String())
+	if r := rows["apps/ccm"]; r == nil || r[1] != "STS" || r[4] != "Ready" {
+		t.Errorf("row of apps/ccm %q, want mode STS and Ready\n%s", r, b.String())
 	}
 	if r := rows["apps/gcp"]; r == nil || r[1] != "Ignored" || r[4] != "Ignored" {
 		t.Errorf("row of apps/gcp %q, want mode and state Ignored\n%s", r, b.String())

@@ -44,7 +44,7 @@ func answerJSON(t *testing.T, data []byte, q Question) string {
 // The AWS CLI prints documents as objects; the API (and leash local through
 // iamclient) gives them URL-encoded, page by page. Both are one account.
 func TestParseEncodingsAndPagesAgree(t *testing.T) {
-	objects := readTestdata(t, "account.json")
+	objects := readTestdata(t, "../../../examples/check/account.json")
 	encodedPages := readTestdata(t, "account-encoded-pages.json")
 	var pages []json.RawMessage
 	if err := json.Unmarshal(encodedPages, &pages); err != nil {
@@ -113,7 +113,7 @@ func TestParseRefusesWhatIsNotASnapshot(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	if data, err := os.ReadFile("testdata/account.json"); err == nil {
+	if data, err := os.ReadFile("../../examples/check/account.json"); err == nil {
 		f.Add(data)
 	}
 	f.Add([]byte(`{}`))

@@ -15,7 +15,7 @@ const acct = "arn:aws:iam::111122223333:"
 
 func testModel(t *testing.T, org Org) *Model {
 	t.Helper()
-	s, err := Parse(readTestdata(t, "account.json"), "account.json")
+	s, err := Parse(readTestdata(t, "../../../examples/check/account.json"), "account.json")
 	if err != nil {
 		t.Fatal(err)
 	}
