@@ -68,7 +68,7 @@ func run(argv []string) int {
 		}
 	}()
 	status, usage := waitFor(proc.Pid)
-	fmt.Fprintf(os.Stderr, "reap: %s ended (%s) after %v wall, %v CPU\n", strings.Join(argv, " "), describe(status),
+	fmt.Fprintf(os.Stderr, "reap: %s ended (%s) after %v wall, %v CPU\n", short(argv), describe(status),
 		time.Since(start).Round(time.Second), cpu(usage).Round(time.Second))
 	reapAll()
 	switch {
@@ -147,6 +147,16 @@ func reapZombies() {
 			return
 		}
 	}
+}
+
+// short is the command line for a log line: go test's list of packages can
+// run to thousands of characters.
+func short(argv []string) string {
+	s := strings.Join(argv, " ")
+	if len(s) > 120 {
+		s = s[:120] + fmt.Sprintf("… (%d arguments)", len(argv))
+	}
+	return s
 }
 
 func describe(ws unix.WaitStatus) string {
