@@ -47,7 +47,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	elif command -v sudo >/dev/null && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
 		say "installing ${missing[*]} with sudo apt-get"
 		sudo apt-get update >&2
-		sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
+		sudo apt-get install -y --no-install-recommends "${missing[@]}" >&2
 	else
 		say "the tests need the Debian packages ${missing[*]}; as root, run"
 		echo "	$install" >&2
