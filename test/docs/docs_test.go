@@ -49,7 +49,7 @@ func setup(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(bin)
+	defer func() { _ = os.RemoveAll(bin) }()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "leash"), "./cmd/leash")
 	build.Dir = repo
 	if out, err := build.CombinedOutput(); err != nil {

@@ -26,13 +26,12 @@ type block struct {
 // trailing backslashes, the markdown line it starts on, the exit statuses its
 // trailing comment names, and, in a console block, the output shown after it.
 type command struct {
-	text      string
-	line      int
-	wantExit  []int
-	shown     []string // output shown for it, console blocks only
-	hasShown  bool
-	server    bool // a `leash local` start: run in the background until the page ends
-	directive string
+	text     string
+	line     int
+	wantExit []int
+	shown    []string // output shown for it, console blocks only
+	hasShown bool
+	server   bool // a `leash local` start: run in the background until the page ends
 }
 
 var directiveRE = regexp.MustCompile(`^<!--\s*docs-test:\s*(.*?)\s*-->$`)

@@ -151,12 +151,12 @@ func runSteps(ctx context.Context, e env, page string, steps []step) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
-	defer os.RemoveAll(runDir)
+	defer func() { _ = os.RemoveAll(runDir) }()
 	outDir, err := os.MkdirTemp("", "leash-docs-out-")
 	if err != nil {
 		return []string{err.Error()}
 	}
-	defer os.RemoveAll(outDir)
+	defer func() { _ = os.RemoveAll(outDir) }()
 	runDir, _ = filepath.EvalSymlinks(runDir)
 	if err := linkRepo(e.repo, runDir); err != nil {
 		return []string{err.Error()}
@@ -191,7 +191,7 @@ func runSteps(ctx context.Context, e env, page string, steps []step) []string {
 		if err != nil {
 			break
 		}
-		where := fmt.Sprintf("%s:%d", page, s.line)
+		var where string
 		if s.block != nil {
 			where = fmt.Sprintf("%s:%d (block at line %d)", page, s.line, s.block.line)
 		} else {
