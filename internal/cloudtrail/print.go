@@ -25,11 +25,13 @@ const tableWait = time.Second
 type Printer struct {
 	json  *json.Encoder
 	table *tabwriter.Writer
-	// held counts the rows the table holds back since it last flushed, at
-	// flushed.
-	held    int
-	flushed time.Time
-	wait    time.Duration // tableWait; a test that counts rows sets more
+	// held counts the rows the table holds back; the first of them came
+	// at first, so that the time before a source's first record (reading
+	// files, a first page) never splits a batch.
+	held  int
+	first time.Time
+	wait  time.Duration    // tableWait; a test that counts rows sets more
+	now   func() time.Time // time.Now; a test's clock
 }
 
 // NewPrinter returns a printer of format "table" (or "") or "json".
@@ -40,7 +42,7 @@ func NewPrinter(w io.Writer, format string) (*Printer, error) {
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		_, err := fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSESSION ISSUED\tACTION\tRESOURCE\tSOURCE IP\tUSER AGENT\tERROR\tDECISION")
-		return &Printer{table: tw, flushed: time.Now(), wait: tableWait}, err
+		return &Printer{table: tw, wait: tableWait, now: time.Now}, err
 	}
 	return nil, fmt.Errorf(`--output %q: must be "table" or "json"`, format)
 }
@@ -64,7 +66,10 @@ func (p *Printer) Print(e *audit.Event) error {
 	if err != nil {
 		return err
 	}
-	if p.held++; p.held >= tableBatch || time.Since(p.flushed) >= p.wait {
+	if p.held == 0 {
+		p.first = p.now()
+	}
+	if p.held++; p.held >= tableBatch || p.now().Sub(p.first) >= p.wait {
 		return p.Flush()
 	}
 	return nil
@@ -73,7 +78,7 @@ func (p *Printer) Print(e *audit.Event) error {
 // Flush ends the output; the table is aligned and written only then.
 func (p *Printer) Flush() error {
 	if p.table != nil {
-		p.held, p.flushed = 0, time.Now()
+		p.held = 0
 		return p.table.Flush()
 	}
 	return nil

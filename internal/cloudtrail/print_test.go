@@ -36,3 +36,33 @@ func TestTablePrintsRowsAsTheyCome(t *testing.T) {
 		t.Errorf("after Flush: %d rows, want %d", got, tableBatch+1)
 	}
 }
+
+// TestTableRowWaitsAtMostTheWait: a row held back is printed once a later
+// row comes a wait after it (a slow source shows what it has), while the
+// time before the first record, however long, splits nothing.
+func TestTableRowWaitsAtMostTheWait(t *testing.T) {
+	var b bytes.Buffer
+	p, err := NewPrinter(&b, "table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 12, 2, 2, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return clock }
+	e := &audit.Event{EventTime: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), EventSource: "iam.amazonaws.com", EventName: "GetUser"}
+	clock = clock.Add(time.Hour) // reading the files before the first record
+	for i := 0; i < 3; i++ {
+		if err := p.Print(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Count(b.String(), "iam:GetUser"); got != 0 {
+		t.Fatalf("%d rows printed before any row waited: the time before the first record split the batch\n%s", got, b.String())
+	}
+	clock = clock.Add(tableWait)
+	if err := p.Print(e); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(b.String(), "iam:GetUser"); got != 4 {
+		t.Errorf("%d rows printed after the first waited %v, want all 4\n%s", got, tableWait, b.String())
+	}
+}
