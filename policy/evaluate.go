@@ -105,9 +105,13 @@ func (s *compiledStmt) applies(in *input, d *compiledDoc, t *trace) principalMat
 		pm := s.principal.match(&in.caller)
 		if s.notPrincipal {
 			// NotPrincipal spares only a caller it names itself: naming the
-			// account or the role does not spare a user or a session. A
-			// Deny with NotPrincipal always applies to a principal that has
-			// a permissions boundary.
+			// account or the role does not spare a user or a session, since
+			// AWS identifies an assumed-role user by its session name
+			// (IAM User Guide, "AWS JSON policy elements: NotPrincipal").
+			// A caller given as a role ARN stands for some session of the
+			// role, so naming the role does not spare it either. A Deny
+			// with NotPrincipal always applies to a principal that has a
+			// permissions boundary.
 			if (pm == matchDirect || pm == matchEveryone) && !(in.hasBoundary && s.effect == Deny) {
 				return noPrincipalMatch
 			}

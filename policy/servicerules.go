@@ -35,6 +35,16 @@ var serviceRules = [...]serviceRule{
 		arnService: "iam", account: "aws", prefix: "policy/",
 	},
 	{
+		// CreatePolicy makes a customer managed policy in the caller's
+		// account; a policy ARN in the aws account is never one of those.
+		name:       "AWS managed policies are created by AWS alone",
+		source:     `IAM User Guide, "Managed policies and inline policies": "An AWS managed policy is a standalone policy that is created and administered by AWS"`,
+		page:       "https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-vs-inline.html",
+		service:    "iam",
+		actions:    []string{"CreatePolicy"},
+		arnService: "iam", account: "aws", prefix: "policy/",
+	},
+	{
 		name:       "AWS managed policies cannot be tagged",
 		source:     `IAM API Reference, TagPolicy and UntagPolicy: tags are added to and removed from "an IAM customer managed policy"`,
 		page:       "https://docs.aws.amazon.com/IAM/latest/APIReference/API_TagPolicy.html",

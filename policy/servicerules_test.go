@@ -41,6 +41,8 @@ func TestServiceRules(t *testing.T) {
 		{"an AWS managed policy in GovCloud cannot be deleted", "iam:DeletePolicy", "arn:aws-us-gov:iam::aws:policy/ReadOnlyAccess", "access_policies_managed-vs-inline.html"},
 		{"an AWS managed policy cannot lose a version", "iam:DeletePolicyVersion", "arn:aws:iam::aws:policy/job-function/ViewOnlyAccess", "access_policies_managed-vs-inline.html"},
 		{"an AWS managed policy cannot be untagged", "iam:UntagPolicy", "arn:aws:iam::aws:policy/AdministratorAccess", "API_TagPolicy.html"},
+		{"a policy cannot be created in the aws account", "iam:CreatePolicy", "arn:aws:iam::aws:policy/x", "access_policies_managed-vs-inline.html"},
+		{"a customer managed policy can be created", "iam:CreatePolicy", "arn:aws:iam::111122223333:policy/x", ""},
 		{"a customer managed policy can get a new version", "iam:CreatePolicyVersion", "arn:aws:iam::111122223333:policy/ReadOnly", ""},
 		{"a customer policy named aws is not an AWS managed policy", "iam:CreatePolicyVersion", "arn:aws:iam::111122223333:policy/aws/Mine", ""},
 		{"a service-linked role's trust policy cannot be changed", "iam:UpdateAssumeRolePolicy", slrRole, "id_roles_update-role-trust-policy.html"},
