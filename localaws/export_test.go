@@ -1,0 +1,14 @@
+package localaws
+
+// OperationNames names the actions the server has an operation for, by
+// service ("iam", "sts"), for the tests of what it does not serve.
+func OperationNames() map[string]map[string]bool {
+	names := map[string]map[string]bool{}
+	for svc, ops := range map[string]map[string]operation{"iam": iamOperations(), "sts": stsOperations()} {
+		names[svc] = map[string]bool{}
+		for name := range ops {
+			names[svc][name] = true
+		}
+	}
+	return names
+}
