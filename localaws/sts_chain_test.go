@@ -14,12 +14,6 @@ import (
 	"leash.dev/leash/localaws"
 )
 
-// Pages of the IAM User Guide the role-chaining rules come from.
-const (
-	sessionTagsChainingPage = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining"
-	sourceIdentityPage      = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html"
-)
-
 func tags(kv ...string) []ststypes.Tag {
 	var out []ststypes.Tag
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -85,13 +79,18 @@ func TestTransitiveSessionTagsCarryThroughRoleChains(t *testing.T) {
 			as      aws.CredentialsProvider
 			allowed bool
 		}{
-			// "Transitive tags persist during role chaining": sessionTagsChainingPage.
+			// "Transitive tags persist during role chaining":
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 			{"a transitive tag is aws:PrincipalTag of the chained session", listUsers, s2, true},
-			// "The Heart and Star tags ... will continue to be transitive": sessionTagsChainingPage.
+			// "Heart and Star will continue to be transitive":
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 			{"an inherited tag stays transitive, one hop further", listUsers, s3, true},
-			// The control: the first session has the cost tag.
+			// The control: the first session has the cost tag ("the
+			// request context includes the aws:PrincipalTag context key":
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html).
 			{"a tag not marked transitive is the first session's principal tag", listRoles, s1, true},
-			// "By default, tags are not passed to subsequent role sessions": sessionTagsChainingPage.
+			// "By default, tags are not passed to subsequent role
+			// sessions": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 			{"a tag not marked transitive is not inherited", listRoles, s2, false},
 		}
 		for _, tt := range tests {
@@ -135,35 +134,49 @@ func TestTransitiveSessionTagsCarryThroughRoleChains(t *testing.T) {
 		// code and words are the error; "" when the call succeeds.
 		code, words string
 	}{
-		// "If you try to pass the Heart = 3 session tag, the operation will
-		// fail": sessionTagsChainingPage; tag keys are compared without case.
+		// "If you try to pass the Heart = 3 session tag, the operation
+		// will fail": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining;
+		// "If you pass a session tag with the same key as an inherited tag,
+		// the operation fails", keys compared without case: https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html
 		{"passing an inherited transitive tag again, in another case, is refused", s1, second, sts.AssumeRoleInput{Tags: tags("Team", "search")},
 			"InvalidParameterValue", "One of the specified transitive tag keys can't be set because it conflicts with a transitive tag key from the calling session."},
+		// The same rule, its value unchanged: https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html
 		{"passing an inherited tag again, even with its value, is refused", s2, third, sts.AssumeRoleInput{Tags: tags("team", "payments")},
 			"InvalidParameterValue", "conflicts with a transitive tag key from the calling session"},
-		// Role3's session takes "any new session tags" besides the
-		// inherited ones: sessionTagsChainingPage.
+		// "The principal tags for the third session come from any new
+		// session tags, the inherited transitive session tags, and the
+		// role tags": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 		{"a new tag beside the inherited ones is allowed", s1, second, sts.AssumeRoleInput{Tags: tags("env", "dev")}, "", ""},
+		// Only transitive tags are inherited, so only they are fixed:
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 		{"a tag the calling session did not mark transitive may be passed again", s1, second, sts.AssumeRoleInput{Tags: tags("cost", "2")}, "", ""},
-		// TransitiveTagKeys are "keys for session tags" the request passes
-		// (STS API reference, AssumeRole).
+		// TransitiveTagKeys are "A list of keys for session tags that you
+		// want to set as transitive": https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html
 		{"a transitive key that names no passed tag is refused", alice, first, sts.AssumeRoleInput{Tags: tags("team", "a"), TransitiveTagKeys: []string{"cost"}},
 			"InvalidParameterValue", "The specified transitive tag key must be included in the requested tags."},
-		// Carrying transitive tags into a session tags it: the guide is
-		// silent on the trust policy it needs; STS refuses the chain
-		// without sts:TagSession and names that action.
+		// Carrying transitive tags into a session tags it, which needs
+		// sts:TagSession ("Permissions required to add session tags",
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html).
+		// The guide does not say so of inherited tags, but STS refuses
+		// such a chain and names sts:TagSession.
 		{"carrying transitive tags needs sts:TagSession in the chained role's trust policy", s1, untagged, sts.AssumeRoleInput{},
 			"AccessDenied", "sts:TagSession on resource: " + untagged},
+		// The control: nothing is inherited, nothing tagged:
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html#id_session-tags_role-chaining
 		{"a session without transitive tags chains without sts:TagSession", mustAssume(alice, first, sts.AssumeRoleInput{Tags: tags("team", "payments")}), untagged, sts.AssumeRoleInput{}, "", ""},
 		// "The total packed size of the session policies and session tags
-		// combined is too large": sessionTagsChainingPage's page; the
-		// inherited tags are the session's tags too.
+		// combined is too large" fails the operation, and the inherited
+		// tags are the session's tags too:
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html
 		{"inherited tags count toward the packed size", heavy, second, sts.AssumeRoleInput{Tags: big},
 			"PackedPolicyTooLarge", "Packed size of the session policies and tags consumes"},
+		// The control: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html
 		{"the same tag fits when nothing is inherited", alice, first, sts.AssumeRoleInput{Tags: big}, "", ""},
-		// "You can pass a maximum of 50 session tags": sessionTagsChainingPage's page.
+		// "You can pass a maximum of 50 session tags":
+		// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html
 		{"inherited tags count toward the 50 tags of a session", many, second, sts.AssumeRoleInput{Tags: tags("one", "more")},
 			"ValidationError", "The session would carry 51 session tags, 50 of them transitive tags inherited from the calling session"},
+		// The boundary: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html
 		{"a session may inherit 50 tags", many, second, sts.AssumeRoleInput{}, "", ""},
 	}
 	for _, tt := range tests {
@@ -179,7 +192,10 @@ func TestTransitiveSessionTagsCarryThroughRoleChains(t *testing.T) {
 		})
 	}
 
-	// The packed size of a chained session counts what it inherited.
+	// The packed size of a chained session counts what it inherited ("The
+	// PackedPolicySize response element indicates by percentage how close
+	// the policies and tags for your request are to the upper size limit":
+	// https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html).
 	out, err := assume(heavy, second, sts.AssumeRoleInput{})
 	if err != nil {
 		t.Fatalf("AssumeRole from the heavy session: %v", err)
@@ -223,21 +239,21 @@ func TestSourceIdentityCarriesThroughRoleChains(t *testing.T) {
 	}
 	// Each session has a name of its own, so that the audit records tell
 	// them apart.
-	mustAssume := func(as aws.CredentialsProvider, role, source, name string) aws.CredentialsProvider {
+	mustAssume := func(as aws.CredentialsProvider, role, source, name, want string) aws.CredentialsProvider {
 		t.Helper()
 		out, err := assumeNamed(as, role, source, name)
 		if err != nil {
 			t.Fatalf("AssumeRole %s: %v", role, err)
 		}
-		if got := aws.ToString(out.SourceIdentity); got != "alice" && source != "" {
-			t.Fatalf("AssumeRole %s: SourceIdentity %q, want alice", role, got)
+		if got := aws.ToString(out.SourceIdentity); got != want {
+			t.Fatalf("AssumeRole %s: SourceIdentity %q, want %q", role, got, want)
 		}
 		return session(out.Credentials)
 	}
-	s1 := mustAssume(alice, first, "alice", "s1")
-	anonymous := mustAssume(alice, first, "", "anonymous")
-	s2 := mustAssume(s1, second, "", "s2")
-	s3 := mustAssume(s2, third, "", "s3")
+	s1 := mustAssume(alice, first, "alice", "s1", "alice")
+	anonymous := mustAssume(alice, first, "", "anonymous", "")
+	s2 := mustAssume(s1, second, "", "s2", "alice")
+	s3 := mustAssume(s2, third, "", "s3", "alice")
 
 	t.Run("chaining", func(t *testing.T) {
 		tests := []struct {
@@ -248,23 +264,29 @@ func TestSourceIdentityCarriesThroughRoleChains(t *testing.T) {
 		}{
 			// "The source identity was set during the assumption of
 			// CriticalRole, so it does not need to be explicitly set
-			// again": sourceIdentityPage.
+			// again": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"a chained session inherits the source identity without passing it", second, "", s1, "", ""},
+			// Only "a source identity that is different" is denied:
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"passing the inherited source identity again is allowed", second, "alice", s1, "", ""},
+			// "The value that is set persists when a role is used to
+			// assume another role": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"the source identity reaches every session of the chain", third, "", s2, "", ""},
 			// "If the user attempts to set a source identity that is
 			// different from the value set when CriticalRole was assumed,
-			// the assume role request will be denied": sourceIdentityPage.
+			// the assume role request will be denied":
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"changing the source identity in a chain is refused", second, "mallory", s1,
 				"ValidationError", "The source identity is already set for this assume role session"},
 			// "When you assume a role with another role, called role
 			// chaining, permissions for sts:SetSourceIdentity are required
 			// ... in the role trust policy of the target role":
-			// sourceIdentityPage.
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"carrying a source identity needs sts:SetSourceIdentity in the chained role's trust policy", unset, "", s1,
 				"AccessDenied", "sts:SetSourceIdentity on resource: " + unset},
-			// The trust policy's aws:SourceIdentity condition is the
-			// calling session's source identity.
+			// The trust policy of the guide's CriticalRole_2 tests
+			// aws:SourceIdentity, the calling session's source identity:
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"a session without a source identity does not match aws:SourceIdentity", second, "", anonymous,
 				"AccessDenied", "sts:AssumeRole on resource: " + second},
 		}
@@ -287,16 +309,22 @@ func TestSourceIdentityCarriesThroughRoleChains(t *testing.T) {
 
 	// "After a source identity is set, the aws:SourceIdentity key is
 	// present in all subsequent requests made during the role session":
-	// sourceIdentityPage.
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 	t.Run("requests", func(t *testing.T) {
 		tests := []struct {
 			name    string
 			as      aws.CredentialsProvider
 			allowed bool
 		}{
+			// "After a source identity is set, ... present in all
+			// subsequent requests": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"the session that set it has aws:SourceIdentity", s1, true},
+			// "persists when a role is used to assume another role":
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 			{"a chained session has aws:SourceIdentity", s2, true},
 			{"a session two hops on has aws:SourceIdentity", s3, true},
+			// The key is present only once set:
+			// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-sourceidentity
 			{"a session without one matches no aws:SourceIdentity condition", anonymous, false},
 		}
 		for _, tt := range tests {
@@ -311,7 +339,7 @@ func TestSourceIdentityCarriesThroughRoleChains(t *testing.T) {
 
 	// "If the user uses the assumed role session to perform an action, the
 	// source identity information is present in the userIdentity key in
-	// the CloudTrail log": sourceIdentityPage.
+	// the CloudTrail log": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html
 	t.Run("audit", func(t *testing.T) {
 		want := map[string]string{}
 		for role, p := range map[string]aws.CredentialsProvider{"first": s1, "second": s2, "third": s3} {
