@@ -46,6 +46,7 @@ func (s *Server) resolveCaller(c *call) error {
 		c.caller.ARN, c.caller.UserID = c.session.AssumedRoleARN, c.session.AssumedRoleID
 		c.issuer = roleIssuer(role, account)
 		c.caller.Tags = tagMap(role.Tags, c.session.Tags)
+		c.caller.SourceIdentity = c.session.SourceIdentity
 		perms, key = role.Permissions, "session:"+c.accessKeyID
 	} else {
 		user, err := tx.GetUser(cred.UserName)
@@ -241,12 +242,16 @@ func parseStored(name, text string, kind policy.Kind) (*policy.Document, error) 
 	return d, nil
 }
 
-// tagMap is a principal's tags, later ones winning (session tags over the
-// role's).
+// tagMap is a principal's tags, a session tag replacing the role's tag of
+// the same key regardless of case ("New session tags override existing
+// assumed role or federated user tags with the same tag key, regardless of
+// case": IAM User Guide, "Passing session tags in AWS STS").
 func tagMap(base, over store.Tags) map[string]string {
 	m := make(map[string]string, len(base)+len(over))
 	for _, t := range base {
-		m[t.Key] = t.Value
+		if _, replaced := over.Get(t.Key); !replaced {
+			m[t.Key] = t.Value
+		}
 	}
 	for _, t := range over {
 		m[t.Key] = t.Value

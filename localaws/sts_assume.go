@@ -47,7 +47,12 @@ type sessionRequest struct {
 	tags           []query.Tag
 	transitiveKeys []string
 	externalID     string
+	// sourceIdentity is the one passed, or the one the calling session
+	// hands on (see inherit).
 	sourceIdentity string
+	// inherited are the calling session's transitive tags, which the new
+	// session carries besides tags.
+	inherited store.Tags
 }
 
 // readSessionRequest reads and checks the parameters the two operations
@@ -128,7 +133,10 @@ func readSessionRequest(c *call, assumeRole bool) (sessionRequest, error) {
 		}
 		in.sourceIdentity = si
 	}
-	return in, refuseMFA(c)
+	if err := refuseMFA(c); err != nil {
+		return in, err
+	}
+	return in, in.inherit(c.session)
 }
 
 // lengthConstraint words the length constraint a value of n characters
@@ -229,7 +237,13 @@ func assumeRoleTarget(c *call) (target, error) {
 
 // assumeRole issues a role session. The pipeline has authorized
 // sts:AssumeRole against the role's trust policy; session tags and a source
-// identity need sts:TagSession and sts:SetSourceIdentity as well, as in AWS.
+// identity need sts:TagSession and sts:SetSourceIdentity as well, as in AWS,
+// whether passed or inherited from the calling session: "When you assume a
+// role with another role, called role chaining, permissions for
+// sts:SetSourceIdentity are required" (IAM User Guide, "Monitor and control
+// actions taken with assumed roles"), and STS refuses a chained AssumeRole
+// that carries transitive tags into a role whose trust policy does not
+// allow sts:TagSession.
 func assumeRole(c *call) (any, error) {
 	in, err := readSessionRequest(c, true)
 	if err != nil {
@@ -239,7 +253,7 @@ func assumeRole(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in.tags) > 0 {
+	if len(in.tags) > 0 || len(in.inherited) > 0 {
 		if err := c.srv.authorizeAction(c, "sts:TagSession", t); err != nil {
 			return nil, err
 		}
@@ -321,17 +335,19 @@ func createRoleSession(tx *store.Tx, in *sessionRequest, role store.Role, chaine
 	if err != nil {
 		return store.Session{}, nil, err
 	}
+	tags, transitive := in.sessionTags()
 	s, err := tx.CreateSession(store.Session{
 		RoleName: role.Name, RoleSessionName: in.sessionName,
-		Policy: in.policy, PolicyARNs: in.policyARNs, Tags: storeTags(in.tags), SourceIdentity: in.sourceIdentity,
+		Policy: in.policy, PolicyARNs: in.policyARNs, Tags: tags, TransitiveTagKeys: transitive, SourceIdentity: in.sourceIdentity,
 	}, time.Duration(seconds)*time.Second)
 	return s, packed, err
 }
 
 // packedSize is the percentage of packedLimit the session policies and tags
-// use, or PackedPolicyTooLarge above 100.
+// use, or PackedPolicyTooLarge above 100. Inherited transitive tags count
+// with the ones passed.
 func (in *sessionRequest) packedSize() (*int, error) {
-	if in.policy == "" && len(in.policyARNs) == 0 && len(in.tags) == 0 {
+	if in.policy == "" && len(in.policyARNs) == 0 && len(in.tags) == 0 && len(in.inherited) == 0 {
 		return nil, nil
 	}
 	n := 0
@@ -346,6 +362,9 @@ func (in *sessionRequest) packedSize() (*int, error) {
 		n += len(arn)
 	}
 	for _, t := range in.tags {
+		n += len(t.Key) + len(t.Value)
+	}
+	for _, t := range in.inherited {
 		n += len(t.Key) + len(t.Value)
 	}
 	percent := (n*100 + packedLimit - 1) / packedLimit

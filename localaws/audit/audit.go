@@ -69,6 +69,9 @@ type Identity struct {
 type SessionContext struct {
 	Attributes    SessionAttributes `json:"attributes"`
 	SessionIssuer *SessionIssuer    `json:"sessionIssuer,omitempty"`
+	// SourceIdentity is the session's source identity, carried through
+	// role chains unchanged.
+	SourceIdentity string `json:"sourceIdentity,omitempty"`
 }
 
 // SessionAttributes says when a session was issued and whether it was

@@ -30,6 +30,9 @@ type Caller struct {
 	// TokenIssueTime is when temporary credentials were issued; zero for
 	// long-term keys.
 	TokenIssueTime time.Time
+	// SourceIdentity is the role session's source identity, "" for none.
+	// It is aws:SourceIdentity on every request the session makes.
+	SourceIdentity string
 }
 
 // Request is one call to authorize.
@@ -68,6 +71,9 @@ func (r *Request) Context() policy.Context {
 	ctx.Set("aws:EpochTime", strconv.FormatInt(now.Unix(), 10))
 	if !c.TokenIssueTime.IsZero() {
 		ctx.Set("aws:TokenIssueTime", c.TokenIssueTime.UTC().Format(time.RFC3339))
+	}
+	if c.SourceIdentity != "" {
+		ctx.Set("aws:SourceIdentity", c.SourceIdentity)
 	}
 	if r.SourceIP != "" {
 		ctx.Set("aws:SourceIp", r.SourceIP)

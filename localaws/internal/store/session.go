@@ -40,8 +40,16 @@ type Session struct {
 	// managed session policies. Both narrow what the session may do.
 	Policy     string
 	PolicyARNs []string
-	// Tags are the session tags (aws:PrincipalTag in conditions).
-	Tags           Tags
+	// Tags are the session tags (aws:PrincipalTag in conditions): those
+	// passed when the session was issued and those it inherited from the
+	// session that assumed it (role chaining).
+	Tags Tags
+	// TransitiveTagKeys are the keys of Tags, spelled as there, that pass
+	// on to the sessions this one assumes: the ones marked transitive when
+	// it was issued and the ones it inherited, which stay transitive.
+	TransitiveTagKeys []string `json:",omitempty"`
+	// SourceIdentity is set once, by the first AssumeRole of a chain that
+	// passes one, and carried unchanged to every session chained from it.
 	SourceIdentity string
 }
 
