@@ -19,9 +19,9 @@ func TestAppendAndReadWithFilters(t *testing.T) {
 	alice := "arn:aws:iam::111122223333:user/alice"
 	bob := "arn:aws:iam::111122223333:user/bob"
 	events := []Event{
-		{EventTime: t0, EventName: "GetUser", UserIdentity: Identity{ARN: alice}, Decision: "Allowed", RequestID: "1"},
-		{EventTime: t0.Add(time.Minute), EventName: "ListUsers", UserIdentity: Identity{ARN: alice}, ErrorCode: "AccessDenied", Decision: "ImplicitDeny", RequestID: "2"},
-		{EventTime: t0.Add(2 * time.Minute), EventName: "GetUser", UserIdentity: Identity{ARN: bob}, Decision: "Allowed", RequestID: "3"},
+		{EventTime: t0, EventName: "GetUser", UserIdentity: Identity{ARN: alice}, AdditionalEventData: &AdditionalData{Decision: "Allowed"}, RequestID: "1"},
+		{EventTime: t0.Add(time.Minute), EventName: "ListUsers", UserIdentity: Identity{ARN: alice}, ErrorCode: "AccessDenied", AdditionalEventData: &AdditionalData{Decision: "ImplicitDeny"}, RequestID: "2"},
+		{EventTime: t0.Add(2 * time.Minute), EventName: "GetUser", UserIdentity: Identity{ARN: bob}, AdditionalEventData: &AdditionalData{Decision: "Allowed"}, RequestID: "3"},
 	}
 	for i := range events {
 		if err := l.Append(&events[i]); err != nil {
