@@ -184,8 +184,8 @@ func responseElements(result any) json.RawMessage {
 		return nil
 	}
 	v := resultJSON(reflect.ValueOf(result))
-	if v == nil {
-		return nil
+	if m, ok := v.(map[string]any); v == nil || ok && len(m) == 0 {
+		return nil // a result with no elements, as UpdateRole's
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
