@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/cloudtrail"
 	cttypes "github.com/aws/aws-sdk-go-v2/service/cloudtrail/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -602,4 +605,82 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// TestRefusedCallsAreRecordedAsCloudTrailDoes pins the record of a refusal
+// (recordContents: errorCode and errorMessage "if the request returns an
+// error", responseElements null as for any call that changes nothing) and
+// leash local's own account of it in additionalEventData.
+func TestRefusedCallsAreRecordedAsCloudTrailDoes(t *testing.T) {
+	e := startSTS(t, localaws.Config{})
+	ctx := context.Background()
+	bob := e.user(t, "bob", "")
+	creds, err := bob.Retrieve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := func(t *testing.T) map[string]any {
+		t.Helper()
+		lines := auditLines(t, e.dir)
+		var rec map[string]any
+		if err := json.Unmarshal(lines[len(lines)-1], &rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	bobIAM := e.iam(creds.AccessKeyID, creds.SecretAccessKey)
+
+	t.Run("a call no policy allows names the engine's decision", func(t *testing.T) {
+		_, err := bobIAM.ListUsers(ctx, &iam.ListUsersInput{})
+		if apiCode(err) != "AccessDenied" {
+			t.Fatalf("ListUsers without a policy: %v, want AccessDenied", err)
+		}
+		rec := last(t)
+		if rec["eventName"] != "ListUsers" || rec["errorCode"] != "AccessDenied" || fmtString(rec["errorMessage"]) == "" {
+			t.Errorf("eventName %v, errorCode %v, errorMessage %v; want ListUsers, AccessDenied and the message", rec["eventName"], rec["errorCode"], rec["errorMessage"])
+		}
+		if v, ok := rec["responseElements"]; !ok || v != nil {
+			t.Errorf("responseElements = %v (present %v), want null", v, ok)
+		}
+		extra, _ := rec["additionalEventData"].(map[string]any)
+		if extra["decision"] != "ImplicitDeny" || extra["authorizedResource"] != "arn:aws:iam::"+stsAccount+":user/" {
+			t.Errorf("additionalEventData = %v, want decision ImplicitDeny on the account's users", rec["additionalEventData"])
+		}
+	})
+
+	t.Run("a call with an inactive key is recorded under the action it named", func(t *testing.T) {
+		if _, err := e.admin.UpdateAccessKey(ctx, &iam.UpdateAccessKeyInput{UserName: aws.String("bob"), AccessKeyId: aws.String(creds.AccessKeyID), Status: iamtypes.StatusTypeInactive}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := bobIAM.GetUser(ctx, &iam.GetUserInput{UserName: aws.String("bob")})
+		if apiCode(err) != "InvalidClientTokenId" {
+			t.Fatalf("GetUser with an inactive key: %v, want InvalidClientTokenId", err)
+		}
+		rec := last(t)
+		if rec["eventName"] != "GetUser" || rec["eventSource"] != "iam.amazonaws.com" || rec["errorCode"] != "InvalidClientTokenId" || fmtString(rec["errorMessage"]) == "" {
+			t.Errorf("eventName %v, eventSource %v, errorCode %v, errorMessage %v; want GetUser on iam.amazonaws.com refused with InvalidClientTokenId",
+				rec["eventName"], rec["eventSource"], rec["errorCode"], rec["errorMessage"])
+		}
+		// Nothing else of a request whose signature failed is taken in.
+		if rec["requestParameters"] != nil || rec["additionalEventData"] != nil {
+			t.Errorf("requestParameters %v, additionalEventData %v; want neither from an unauthenticated request", rec["requestParameters"], rec["additionalEventData"])
+		}
+	})
+}
+
+// TestLookupEventsRefusalIs400 pins CloudTrail's status for
+// AccessDeniedException: 400, not IAM's 403 (CloudTrail API Reference,
+// Common Errors: https://docs.aws.amazon.com/awscloudtrail/latest/APIReference/CommonErrors.html).
+func TestLookupEventsRefusalIs400(t *testing.T) {
+	e := startSTS(t, localaws.Config{})
+	ctx := context.Background()
+	creds, err := e.user(t, "bob", "").Retrieve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.cloudtrail(creds.AccessKeyID, creds.SecretAccessKey).LookupEvents(ctx, &cloudtrail.LookupEventsInput{})
+	var resp *awshttp.ResponseError
+	if apiCode(err) != "AccessDeniedException" || !errors.As(err, &resp) || resp.HTTPStatusCode() != http.StatusBadRequest {
+		t.Fatalf("LookupEvents without a policy: %v, want AccessDeniedException with HTTP 400", err)
+	}
 }
