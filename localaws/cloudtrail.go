@@ -52,7 +52,7 @@ func (s *Server) serveJSON(w http.ResponseWriter, r *http.Request) bool {
 	if jerr != nil {
 		qerr = query.NewError(jerr.Status, jerr.Code, jerr.Message)
 	}
-	s.record(c, r, qerr)
+	s.record(c, r, nil, qerr)
 	w.Header().Set("Date", c.now.Format(http.TimeFormat))
 	if jerr != nil {
 		jsonrpc.WriteError(w, c.requestID, jerr)
@@ -102,6 +102,7 @@ func (s *Server) handleCloudTrail(c *call, r *http.Request, prefix string) (any,
 		return nil, &jsonrpc.Error{Status: http.StatusBadRequest, Code: "InvalidSignatureException", Message: fmt.Sprintf("Credential should be scoped to correct service: 'cloudtrail', not '%s'.", signed.Service)}
 	}
 	c.region, c.accessKeyID = signed.Region, signed.AccessKeyID
+	c.event.RequestParameters = jsonParameters(body)
 	var in lookupEventsInput
 	if jerr := jsonrpc.Decode(r, body, &in); jerr != nil {
 		return nil, jerr
@@ -117,11 +118,13 @@ func (s *Server) handleCloudTrail(c *call, r *http.Request, prefix string) (any,
 }
 
 // jsonAuthError spells an authentication or authorization failure as the
-// JSON services do.
+// JSON services do. CloudTrail answers AccessDeniedException with HTTP 400,
+// not IAM's 403 (CloudTrail API Reference, Common Errors:
+// https://docs.aws.amazon.com/awscloudtrail/latest/APIReference/CommonErrors.html).
 func jsonAuthError(status int, code, message string) *jsonrpc.Error {
 	switch code {
 	case "AccessDenied":
-		code = "AccessDeniedException"
+		code, status = "AccessDeniedException", http.StatusBadRequest
 	case sigv4.CodeInvalidClientTokenID:
 		code = "UnrecognizedClientException"
 	case sigv4.CodeSignatureDoesNotMatch:
@@ -330,8 +333,8 @@ func toLookupEvent(e *audit.Event) lookupEvent {
 		EventID: e.EventID, EventName: e.EventName, ReadOnly: fmt.Sprint(e.ReadOnly), AccessKeyID: e.UserIdentity.AccessKeyID,
 		EventTime: jsonrpc.Time{Time: e.EventTime}, EventSource: e.EventSource, Username: lookupUsername(&e.UserIdentity),
 	}
-	if e.Resource != "" && e.Resource != "*" {
-		le.Resources = append(le.Resources, lookupResource{ResourceType: resourceType(e.Resource), ResourceName: e.Resource})
+	if arn := e.AuthorizedResource(); arn != "" && arn != "*" {
+		le.Resources = append(le.Resources, lookupResource{ResourceType: resourceType(arn), ResourceName: arn})
 	}
 	for _, r := range e.Resources {
 		le.Resources = append(le.Resources, lookupResource{ResourceType: r.Type, ResourceName: r.ARN})

@@ -1,5 +1,7 @@
 package localaws
 
+import "sort"
+
 // OperationNames names the actions the server has an operation for, by
 // service ("iam", "sts"), for the tests of what it does not serve.
 func OperationNames() map[string]map[string]bool {
@@ -10,5 +12,18 @@ func OperationNames() map[string]map[string]bool {
 			names[svc][name] = true
 		}
 	}
+	return names
+}
+
+// ServedOperations names every operation s serves, as service:Action:
+// the IAM and STS operations and CloudTrail's LookupEvents.
+func ServedOperations(s *Server) []string {
+	names := []string{"cloudtrail:LookupEvents"}
+	for service, ops := range s.ops {
+		for action := range ops {
+			names = append(names, service+":"+action)
+		}
+	}
+	sort.Strings(names)
 	return names
 }

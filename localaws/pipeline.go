@@ -43,7 +43,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// In the log before the response: an answered request is never
 	// missing from it (see audit.Log).
-	s.record(c, r, qerr)
+	s.record(c, r, result, qerr)
 	// Go's server would write the machine's time; clients such as leash
 	// revoke read the endpoint's from Date.
 	w.Header().Set("Date", c.now.Format(http.TimeFormat))
@@ -74,6 +74,11 @@ func (s *Server) handle(c *call, r *http.Request) (any, *query.Error) {
 		var serr *sigv4.Error
 		signed, serr = s.verifySignature(r, body, c.now)
 		if serr != nil {
+			// The record names the action refused; nothing else is
+			// read from a request whose signature failed.
+			if req, qerr := query.Parse(r, body); qerr == nil {
+				c.action, c.service = req.Action, services[req.Version]
+			}
 			return nil, query.NewError(serr.Status, serr.Code, serr.Message)
 		}
 		c.service, c.region = signed.Service, signed.Region
@@ -115,6 +120,7 @@ func (s *Server) run(c *call, op operation) (any, *query.Error) {
 	if c.accessKeyID != "" {
 		st = s.storeForKey(c.accessKeyID)
 	}
+	c.recipient = st.Account().ID
 	txn := st.Update
 	if op.readOnly {
 		txn = st.View
@@ -127,7 +133,7 @@ func (s *Server) run(c *call, op operation) (any, *query.Error) {
 				return err
 			}
 			if op.noPermission {
-				c.event.Decision = policy.Allowed.String()
+				c.authz().Decision = policy.Allowed.String()
 			} else if err := s.authorize(c, op); err != nil {
 				return err
 			}
@@ -163,7 +169,7 @@ func (s *Server) authorize(c *call, op operation) error {
 // t. Besides the operation's own action, AssumeRole asks it for the
 // sts:TagSession and sts:SetSourceIdentity its parameters need.
 func (s *Server) authorizeAction(c *call, action string, t target) error {
-	c.event.Resource = t.resource
+	c.authz().AuthorizedResource = t.resource
 	policies := c.policies
 	if t.resourcePolicy != nil {
 		var err error
@@ -176,10 +182,10 @@ func (s *Server) authorizeAction(c *call, action string, t target) error {
 		Region: c.region, SourceIP: c.sourceIP, Secure: c.secure, Now: c.now, Keys: t.keys,
 	})
 	if denial == nil {
-		c.event.Decision = policy.Allowed.String()
+		c.authz().Decision = policy.Allowed.String()
 		return nil
 	}
-	c.event.Decision = denial.Decision.String()
+	c.authz().Decision = denial.Decision.String()
 	return query.AccessDenied(denial.Message)
 }
 
@@ -241,19 +247,45 @@ func (s *Server) lookupKey(id string) (sigv4.Secret, *sigv4.Error) {
 }
 
 // record appends the request to the audit log; the log's failure is logged,
-// never the client's.
-func (s *Server) record(c *call, r *http.Request, qerr *query.Error) {
+// never the client's. The record has every field CloudTrail marks
+// "Optional: False" in its record contents for management events
+// (https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-event-reference-record-contents.html),
+// and those of its optional ones that apply to an IAM or STS call.
+func (s *Server) record(c *call, r *http.Request, result any, qerr *query.Error) {
 	e := c.event
 	e.EventVersion = "1.08"
 	e.EventTime = c.now
 	e.EventSource = c.service + ".amazonaws.com"
 	e.EventName = c.action
 	e.AWSRegion = c.region
+	if e.AWSRegion == "" {
+		// An unsigned request names no region; CloudTrail lists calls to
+		// STS's global endpoint under us-east-1 (IAM User Guide, "Logging
+		// IAM and AWS STS API calls with AWS CloudTrail").
+		e.AWSRegion = "us-east-1"
+	}
 	e.SourceIPAddress = c.sourceIP
 	e.UserAgent = r.UserAgent()
 	e.RequestID = c.requestID
 	e.EventID = newRequestID()
+	e.EventType = "AwsApiCall"
+	e.EventCategory = "Management"
+	e.ManagementEvent = true
+	e.RecipientAccount = c.recipient
+	if e.RecipientAccount == "" {
+		e.RecipientAccount = s.AccountID()
+	}
 	e.UserIdentity = c.identity()
+	if e.RequestParameters == nil {
+		e.RequestParameters = requestParameters(c.q)
+	}
+	// "The response element for actions that make changes (create,
+	// update, or delete actions). If an action does not change state (for
+	// example, a request to get or list objects), this element is
+	// omitted": null for reads and for refused calls.
+	if qerr == nil && !e.ReadOnly {
+		e.ResponseElements = responseElements(result)
+	}
 	if qerr != nil {
 		e.ErrorCode, e.ErrorMessage = qerr.Code, qerr.Message
 	}
@@ -279,6 +311,8 @@ type call struct {
 	q         *query.Request
 	tx        *store.Tx
 	event     *audit.Event
+	// recipient is the account whose state the request acted in.
+	recipient string
 
 	// The authenticated caller, when the request was signed.
 	accessKeyID string
@@ -297,6 +331,14 @@ type call struct {
 	// cross-account AssumeRole's session), and gives the result: two
 	// accounts' transactions are never nested, so never wait on each other.
 	then func() (any, error)
+}
+
+// authz is the record's account of the authorization, made on first use.
+func (c *call) authz() *audit.AdditionalData {
+	if c.event.AdditionalEventData == nil {
+		c.event.AdditionalEventData = &audit.AdditionalData{}
+	}
+	return c.event.AdditionalEventData
 }
 
 // identity is the caller as CloudTrail names it.

@@ -217,7 +217,7 @@ func (c *call) roleTarget(in *sessionRequest) (store.Role, target, error) {
 	if !ok {
 		// Nothing trusts a role that does not exist: worded as a trust
 		// policy that does not allow the caller.
-		c.event.Resource, c.event.Decision = in.roleARN, policy.ImplicitDeny.String()
+		c.authz().AuthorizedResource, c.authz().Decision = in.roleARN, policy.ImplicitDeny.String()
 		res := policy.Result{Decision: policy.ImplicitDeny, Reasons: []policy.Reason{{Code: policy.ReasonResourcePolicyNoAllow}}}
 		return store.Role{}, target{}, query.AccessDenied(authz.Message(c.caller.ARN, "sts:AssumeRole", in.roleARN, res))
 	}

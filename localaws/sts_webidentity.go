@@ -186,13 +186,13 @@ func assumeRoleWithWebIdentity(c *call) (any, error) {
 	if !ok {
 		return nil, query.InvalidIdentityToken("Incorrect token audience")
 	}
-	c.event.Resource = in.roleARN
+	c.authz().AuthorizedResource = in.roleARN
 	role, ok, err := roleIn(c.tx, in.roleARN) // the provider and the role are both of the main account
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		c.event.Decision = policy.ImplicitDeny.String()
+		c.authz().Decision = policy.ImplicitDeny.String()
 		return nil, query.AccessDenied(notAuthorizedWebIdentity)
 	}
 	if err := c.authorizeWebIdentity(provider.ARN, role, w.keys(provider, aud, oaud, in.sessionName)); err != nil {
@@ -232,9 +232,9 @@ func (c *call) authorizeWebIdentity(providerARN string, role store.Role, keys ma
 	ctx.Delete("aws:PrincipalAccount")
 	req := policy.Request{Principal: providerARN, Action: ar.Action, Resource: role.ARN, Context: ctx}
 	if p.Decide(&req) == policy.Allowed {
-		c.event.Decision = policy.Allowed.String()
+		c.authz().Decision = policy.Allowed.String()
 		return nil
 	}
-	c.event.Decision = p.Explain(&req).Decision.String()
+	c.authz().Decision = p.Explain(&req).Decision.String()
 	return query.AccessDenied(notAuthorizedWebIdentity)
 }

@@ -34,17 +34,17 @@ func TestAuditTableShowsInjectedControlsEscaped(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	events := []audit.Event{
 		{EventTime: t0, EventSource: "iam.amazonaws.com", EventName: "GetRole", RequestID: "r1", EventID: "e1",
-			UserIdentity: audit.Identity{Type: "AssumedRole", ARN: "arn:aws:sts::111122223333:assumed-role/" + forgedRow + "/run-1", AccountID: "111122223333"},
-			Resource:     "arn:aws:iam::111122223333:role/" + forgedRow, SourceIPAddress: "192.0.2.10", UserAgent: "aws-cli/2.17.20", Decision: "Allowed"},
+			UserIdentity:    audit.Identity{Type: "AssumedRole", ARN: "arn:aws:sts::111122223333:assumed-role/" + forgedRow + "/run-1", AccountID: "111122223333"},
+			SourceIPAddress: "192.0.2.10", UserAgent: "aws-cli/2.17.20", AdditionalEventData: &audit.AdditionalData{AuthorizedResource: "arn:aws:iam::111122223333:role/" + forgedRow, Decision: "Allowed"}},
 		{EventTime: t0.Add(time.Minute), EventSource: "sts.amazonaws.com", EventName: "AssumeRoleWithWebIdentity", RequestID: "r2", EventID: "e2",
 			UserIdentity:    audit.Identity{Type: "WebIdentityUser", UserName: "system:serviceaccount:ci:deploy\r\n" + forgedRow, IdentityProvider: "https://oidc.example.com/\u202egpj.exe"},
-			SourceIPAddress: "192.0.2.11", ErrorCode: "AccessDenied\x1b[0m", Decision: "ImplicitDeny"},
+			SourceIPAddress: "192.0.2.11", ErrorCode: "AccessDenied\x1b[0m", AdditionalEventData: &audit.AdditionalData{Decision: "ImplicitDeny"}},
 		{EventTime: t0.Add(2 * time.Minute), EventSource: "iam.amazonaws.com", EventName: "ListUsers", RequestID: "r3", EventID: "e3",
 			UserIdentity:    audit.Identity{Type: "IAMUser", ARN: "arn:aws:iam::111122223333:user/alice"},
-			SourceIPAddress: "192.0.2.12", UserAgent: "Boto3/1.34 \x1b]0;title\x07\n" + forgedRow + "\u2066\u200b", Decision: "Allowed"},
+			SourceIPAddress: "192.0.2.12", UserAgent: "Boto3/1.34 \x1b]0;title\x07\n" + forgedRow + "\u2066\u200b", AdditionalEventData: &audit.AdditionalData{Decision: "Allowed"}},
 		{EventTime: t0.Add(3 * time.Minute), EventSource: "iam.amazonaws.com", EventName: "GetUser", RequestID: "r4", EventID: "e4",
 			UserIdentity:    audit.Identity{Type: "IAMUser", ARN: "arn:aws:iam::111122223333:user/alice"},
-			SourceIPAddress: "192.0.2.12", ErrorCode: "AccessDenied\x1b[8m\nleash audit: forged", Decision: "ImplicitDeny"},
+			SourceIPAddress: "192.0.2.12", ErrorCode: "AccessDenied\x1b[8m\nleash audit: forged", AdditionalEventData: &audit.AdditionalData{Decision: "ImplicitDeny"}},
 	}
 	data := t.TempDir()
 	l, err := audit.Open(filepath.Join(data, audit.FileName))

@@ -23,9 +23,9 @@ func TestAuditCommand(t *testing.T) {
 	alice := "arn:aws:iam::111122223333:user/alice"
 	now := time.Now().UTC()
 	for _, e := range []audit.Event{
-		{EventTime: now.Add(-3 * time.Hour), EventSource: "iam.amazonaws.com", EventName: "CreateUser", UserIdentity: audit.Identity{ARN: "arn:aws:iam::111122223333:user/admin"}, Decision: "Allowed", RequestID: "r1"},
-		{EventTime: now.Add(-time.Minute), EventSource: "iam.amazonaws.com", EventName: "GetUser", UserIdentity: audit.Identity{ARN: alice}, Resource: alice, Decision: "Allowed", RequestID: "r2"},
-		{EventTime: now, EventSource: "iam.amazonaws.com", EventName: "ListUsers", UserIdentity: audit.Identity{ARN: alice}, Decision: "ImplicitDeny", ErrorCode: "AccessDenied", RequestID: "r3"},
+		{EventTime: now.Add(-3 * time.Hour), EventSource: "iam.amazonaws.com", EventName: "CreateUser", UserIdentity: audit.Identity{ARN: "arn:aws:iam::111122223333:user/admin"}, AdditionalEventData: &audit.AdditionalData{Decision: "Allowed"}, RequestID: "r1"},
+		{EventTime: now.Add(-time.Minute), EventSource: "iam.amazonaws.com", EventName: "GetUser", UserIdentity: audit.Identity{ARN: alice}, AdditionalEventData: &audit.AdditionalData{AuthorizedResource: alice, Decision: "Allowed"}, RequestID: "r2"},
+		{EventTime: now, EventSource: "iam.amazonaws.com", EventName: "ListUsers", UserIdentity: audit.Identity{ARN: alice}, AdditionalEventData: &audit.AdditionalData{Decision: "ImplicitDeny"}, ErrorCode: "AccessDenied", RequestID: "r3"},
 	} {
 		if err := l.Append(&e); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,6 +61,43 @@ func TestAuditPolicy(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), tt.stdout) {
 				t.Errorf("policy lacks %s:\n%s", tt.stdout, out.String())
+			}
+		})
+	}
+}
+
+// TestAuditPolicyOfAWSExampleRecords runs leash audit --policy on a trail of
+// the example records AWS publishes (IAM User Guide, "Logging IAM and AWS
+// STS API calls with AWS CloudTrail":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/cloudtrail-integration.html),
+// records leash local did not write: the policy grants each principal's
+// calls on the resources their request parameters name.
+func TestAuditPolicyOfAWSExampleRecords(t *testing.T) {
+	const fixture = "testdata/iam-user-guide-trail"
+	tests := []struct {
+		name      string
+		principal string
+		action    string
+		resource  string
+	}{
+		{"GetUserPolicy is granted on the user requestParameters name", "arn:aws:iam::444455556666:user/JaneDoe", "iam:GetUserPolicy", "arn:aws:iam::444455556666:user/JaneDoe"},
+		{"a cross-account AssumeRole is granted on the role, from the caller's record only", "arn:aws:iam::777788889999:user/JohnDoe", "sts:AssumeRole", "arn:aws:iam::111122223333:role/EC2-dev"},
+		{"a chained AssumeRole is granted to the session's role", "arn:aws:iam::111111111111:role/JohnRole1", "sts:AssumeRole", "arn:aws:iam::111111111111:role/JohnRole2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := Run(context.Background(), []string{"audit", "--trail-dir", fixture, "--principal", tt.principal, "--policy"}, nil, &out, &errOut)
+			if status != ExitOK {
+				t.Fatalf("status %d; stderr: %s", status, errOut.String())
+			}
+			doc, err := policy.Parse(out.Bytes(), policy.Identity)
+			if err != nil {
+				t.Fatalf("stdout is not a policy: %v\n%s", err, out.String())
+			}
+			if len(doc.Statements) != 1 || doc.Statements[0].Effect != policy.Allow ||
+				!reflect.DeepEqual(doc.Statements[0].Action, []string{tt.action}) || !reflect.DeepEqual(doc.Statements[0].Resource, []string{tt.resource}) {
+				t.Errorf("policy:\n%s\nwant one statement allowing %s on %s", out.String(), tt.action, tt.resource)
 			}
 		})
 	}

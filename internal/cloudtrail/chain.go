@@ -81,8 +81,8 @@ func Chained(ctx context.Context, src Source, principal string, since, cutoff ti
 // resource leash local authorized it against, else CloudTrail's request
 // parameters or resources.
 func assumedRole(e *audit.Event) string {
-	if e.Resource != "" {
-		return e.Resource
+	if arn := e.AuthorizedResource(); arn != "" {
+		return arn
 	}
 	var p struct {
 		RoleArn string `json:"roleArn"`

@@ -174,7 +174,7 @@ func grantOf(cat *catalog.Catalog, e *audit.Event, p permission) grant {
 			}
 		}
 		return grant{action: name, kind: NoteRefused,
-			note: fmt.Sprintf("observed but refused: %s%s (%s): not granted", name, on, orNone(e.ErrorCode, e.Decision))}
+			note: fmt.Sprintf("observed but refused: %s%s (%s): not granted", name, on, orNone(e.ErrorCode, e.Decision()))}
 	case unauthenticated:
 		return grant{action: name, kind: NoteUnauthenticated,
 			note: fmt.Sprintf("rejected before authorization: %s (%s): proves nothing, not granted", name, e.ErrorCode)}

@@ -147,7 +147,7 @@ func permissionsOf(e *audit.Event, params map[string]any) []permission {
 // both objects and so cannot tell one from the other.
 func s3CopyPermissions(e *audit.Event, params map[string]any) []permission {
 	bare := *e
-	bare.Resources, bare.Resource = nil, ""
+	bare.Resources, bare.AdditionalEventData = nil, nil
 	dest := map[string]any{"bucketName": params["bucketName"], "key": params["key"]}
 	source := map[string]any{}
 	read := "s3:GetObject"

@@ -61,7 +61,7 @@ var unauthenticatedCodes = map[string]bool{
 // service acts on it (IAM User Guide, "Understanding how IAM works":
 // authentication, then authorization, then the operation).
 func eventOutcome(e *audit.Event) outcome {
-	switch e.Decision {
+	switch e.Decision() {
 	case policy.Allowed.String():
 		return exercised
 	case policy.ImplicitDeny.String(), policy.ExplicitDeny.String():

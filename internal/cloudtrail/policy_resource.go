@@ -75,8 +75,8 @@ func valuesOf(e *audit.Event, params map[string]any) eventValues {
 			v.arns = append(v.arns, r.ARN)
 		}
 	}
-	if e.Resource != "" && e.Resource != "*" {
-		v.arns = append(v.arns, e.Resource)
+	if arn := e.AuthorizedResource(); arn != "" && arn != "*" {
+		v.arns = append(v.arns, arn)
 	}
 	var field func(k string, val any)
 	field = func(k string, val any) {

@@ -113,7 +113,9 @@ func TestGrantOf(t *testing.T) {
 			event("sts", "AssumeRole", `{"roleArn":"arn:aws:iam::111122223333:role/deploy","roleSessionName":"s"}`),
 			"sts:AssumeRole", "arn:aws:iam::111122223333:role/deploy", ""},
 		{"leash local's resource field names the resource",
-			event("iam", "GetUser", ``, func(e *audit.Event) { e.Resource = "arn:aws:iam::111122223333:user/bob"; e.Decision = "Allowed" }),
+			event("iam", "GetUser", ``, func(e *audit.Event) {
+				e.AdditionalEventData = &audit.AdditionalData{AuthorizedResource: "arn:aws:iam::111122223333:user/bob", Decision: "Allowed"}
+			}),
 			"iam:GetUser", "arn:aws:iam::111122223333:user/bob", ""},
 		{"a partition comes from the caller's ARN",
 			event("s3", "GetObject", `{"bucketName":"logs","key":"k"}`, func(e *audit.Event) { e.UserIdentity.ARN = "arn:aws-cn:sts::111122223333:assumed-role/ci/x" }),
@@ -129,7 +131,10 @@ func TestGrantOf(t *testing.T) {
 			"ec2:TerminateInstances", "", NoteRefused},
 		{"AccessDeniedException is refused", event("kms", "Decrypt", `{}`, failed("AccessDeniedException")),
 			"kms:Decrypt", "", NoteRefused},
-		{"leash local's ImplicitDeny is refused whatever the code", event("iam", "ListUsers", ``, func(e *audit.Event) { e.Decision = "ImplicitDeny"; e.ErrorCode = "AccessDenied" }),
+		{"leash local's ImplicitDeny is refused whatever the code", event("iam", "ListUsers", ``, func(e *audit.Event) {
+			e.AdditionalEventData = &audit.AdditionalData{Decision: "ImplicitDeny"}
+			e.ErrorCode = "AccessDenied"
+		}),
 			"iam:ListUsers", "", NoteRefused},
 		{"an unauthenticated call proves nothing", event("iam", "ListUsers", ``, failed("InvalidClientTokenId")),
 			"iam:ListUsers", "", NoteUnauthenticated},

@@ -62,7 +62,7 @@ func (p *Printer) Print(e *audit.Event) error {
 	}
 	_, err := fmt.Fprintf(p.table, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 		e.EventTime.UTC().Format(time.RFC3339), field(Caller(&e.UserIdentity)), issued, field(Action(e)),
-		field(resource(e)), field(e.SourceIPAddress), shorten(field(e.UserAgent), 60), field(e.ErrorCode), field(e.Decision))
+		field(resource(e)), field(e.SourceIPAddress), shorten(field(e.UserAgent), 60), field(e.ErrorCode), field(e.Decision()))
 	if err != nil {
 		return err
 	}
@@ -107,8 +107,8 @@ func Caller(id *audit.Identity) string {
 // resource is what the call acted on: the ARN leash local authorized it
 // against, else CloudTrail's first resource, noting how many more there are.
 func resource(e *audit.Event) string {
-	if e.Resource != "" {
-		return e.Resource
+	if arn := e.AuthorizedResource(); arn != "" {
+		return arn
 	}
 	switch len(e.Resources) {
 	case 0:

@@ -13,33 +13,103 @@ import (
 	"time"
 )
 
-// Event is one request. Field names follow CloudTrail's record format.
+// Event is one request. Field names, and which fields are always written,
+// follow CloudTrail's record contents for management events
+// (https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-event-reference-record-contents.html):
+// the fields it marks "Optional: False" carry no omitempty, so a reader
+// finds each in every record, null where the request had none.
 type Event struct {
 	EventVersion    string    `json:"eventVersion"`
+	UserIdentity    Identity  `json:"userIdentity"`
 	EventTime       time.Time `json:"eventTime"`
 	EventSource     string    `json:"eventSource"`
 	EventName       string    `json:"eventName"`
-	AWSRegion       string    `json:"awsRegion,omitempty"`
-	SourceIPAddress string    `json:"sourceIPAddress,omitempty"`
-	UserAgent       string    `json:"userAgent,omitempty"`
-	UserIdentity    Identity  `json:"userIdentity"`
-	// Resource is the ARN the request was authorized against (leash
-	// local's own field; CloudTrail lists resources in Resources).
-	Resource string `json:"resource,omitempty"`
-	// Resources and RequestParameters are CloudTrail's, read from its log
-	// files; leash local does not write them.
-	Resources         []Resource      `json:"resources,omitempty"`
-	RequestParameters json.RawMessage `json:"requestParameters,omitempty"`
-	EventType         string          `json:"eventType,omitempty"`
-	RecipientAccount  string          `json:"recipientAccountId,omitempty"`
-	ErrorCode         string          `json:"errorCode,omitempty"`
-	ErrorMessage      string          `json:"errorMessage,omitempty"`
-	RequestID         string          `json:"requestID"`
-	EventID           string          `json:"eventID"`
-	ReadOnly          bool            `json:"readOnly"`
+	AWSRegion       string    `json:"awsRegion"`
+	SourceIPAddress string    `json:"sourceIPAddress"`
+	UserAgent       string    `json:"userAgent"`
+	ErrorCode       string    `json:"errorCode,omitempty"`
+	ErrorMessage    string    `json:"errorMessage,omitempty"`
+	// RequestParameters are the request's parameters as CloudTrail writes
+	// them (API names with a lower-case first letter, JSON values, no
+	// secret); null when the request had none.
+	RequestParameters json.RawMessage `json:"requestParameters"`
+	// ResponseElements are the result of a call that changed state, as
+	// CloudTrail writes it; null for reads and for failed calls.
+	ResponseElements json.RawMessage `json:"responseElements"`
+	// AdditionalEventData is CloudTrail's place for data that was neither
+	// request nor response: leash local's authorization. Nil when the
+	// request failed before authorization.
+	AdditionalEventData *AdditionalData `json:"additionalEventData,omitempty"`
+	RequestID           string          `json:"requestID"`
+	EventID             string          `json:"eventID"`
+	ReadOnly            bool            `json:"readOnly"`
+	// Resources is CloudTrail's, read from its log files; leash local
+	// names what it authorized in AdditionalEventData instead.
+	Resources        []Resource `json:"resources,omitempty"`
+	EventType        string     `json:"eventType"`
+	ManagementEvent  bool       `json:"managementEvent"`
+	RecipientAccount string     `json:"recipientAccountId,omitempty"`
+	EventCategory    string     `json:"eventCategory"`
+}
+
+// AdditionalData is leash local's additionalEventData. Records of
+// CloudTrail's own carry other keys there, which are not kept.
+type AdditionalData struct {
 	// Decision is the policy engine's answer: Allowed, ExplicitDeny or
-	// ImplicitDeny; empty when the request failed before authorization.
+	// ImplicitDeny.
 	Decision string `json:"decision,omitempty"`
+	// AuthorizedResource is the ARN the request was authorized against.
+	AuthorizedResource string `json:"authorizedResource,omitempty"`
+}
+
+// UnmarshalJSON reads an object and ignores anything else: the field is
+// free-form in CloudTrail's records, and one odd record must not hide the
+// rest of a trail.
+func (a *AdditionalData) UnmarshalJSON(b []byte) error {
+	type plain AdditionalData
+	var p plain
+	if json.Unmarshal(b, &p) == nil {
+		*a = AdditionalData(p)
+	}
+	return nil
+}
+
+// Decision is the policy engine's answer to the request, "" when it was
+// not authorized.
+func (e *Event) Decision() string {
+	if e.AdditionalEventData == nil {
+		return ""
+	}
+	return e.AdditionalEventData.Decision
+}
+
+// AuthorizedResource is the ARN the request was authorized against, "" when
+// it was not authorized.
+func (e *Event) AuthorizedResource() string {
+	if e.AdditionalEventData == nil {
+		return ""
+	}
+	return e.AdditionalEventData.AuthorizedResource
+}
+
+// UnmarshalJSON reads a record, and the logs leash local wrote before it
+// moved its own fields into additionalEventData: those have top-level
+// "resource" and "decision", which are read into AdditionalEventData.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var rec struct {
+		plain
+		LegacyResource string `json:"resource"`
+		LegacyDecision string `json:"decision"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return err
+	}
+	*e = Event(rec.plain)
+	if (rec.LegacyResource != "" || rec.LegacyDecision != "") && e.AdditionalEventData == nil {
+		e.AdditionalEventData = &AdditionalData{Decision: rec.LegacyDecision, AuthorizedResource: rec.LegacyResource}
+	}
+	return nil
 }
 
 // Resource is one entry of CloudTrail's resources list.

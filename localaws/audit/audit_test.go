@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,9 +20,9 @@ func TestAppendAndReadWithFilters(t *testing.T) {
 	alice := "arn:aws:iam::111122223333:user/alice"
 	bob := "arn:aws:iam::111122223333:user/bob"
 	events := []Event{
-		{EventTime: t0, EventName: "GetUser", UserIdentity: Identity{ARN: alice}, Decision: "Allowed", RequestID: "1"},
-		{EventTime: t0.Add(time.Minute), EventName: "ListUsers", UserIdentity: Identity{ARN: alice}, ErrorCode: "AccessDenied", Decision: "ImplicitDeny", RequestID: "2"},
-		{EventTime: t0.Add(2 * time.Minute), EventName: "GetUser", UserIdentity: Identity{ARN: bob}, Decision: "Allowed", RequestID: "3"},
+		{EventTime: t0, EventName: "GetUser", UserIdentity: Identity{ARN: alice}, AdditionalEventData: &AdditionalData{Decision: "Allowed"}, RequestID: "1"},
+		{EventTime: t0.Add(time.Minute), EventName: "ListUsers", UserIdentity: Identity{ARN: alice}, ErrorCode: "AccessDenied", AdditionalEventData: &AdditionalData{Decision: "ImplicitDeny"}, RequestID: "2"},
+		{EventTime: t0.Add(2 * time.Minute), EventName: "GetUser", UserIdentity: Identity{ARN: bob}, AdditionalEventData: &AdditionalData{Decision: "Allowed"}, RequestID: "3"},
 	}
 	for i := range events {
 		if err := l.Append(&events[i]); err != nil {
@@ -88,5 +89,44 @@ func TestReadSkipsBadLinesAndReadsLongOnes(t *testing.T) {
 				t.Errorf("events=%d bad lines=%v err=%v, want %d events, bad lines %q", n, lines, err, tt.events, tt.badLines)
 			}
 		})
+	}
+}
+
+// TestReadKeepsOldAndForeignRecords: logs leash local wrote before its own
+// fields moved into additionalEventData have them at the top level, and
+// are still read; CloudTrail's own records carry other additionalEventData,
+// of any shape, which never stops a trail being read.
+func TestReadKeepsOldAndForeignRecords(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"eventVersion":"1.08","eventTime":"2026-01-02T03:04:05Z","eventSource":"iam.amazonaws.com","eventName":"GetUser","resource":"arn:aws:iam::111122223333:user/bob","decision":"Allowed","requestID":"1","eventID":"1","readOnly":true}`,
+		`{"eventVersion":"1.08","eventTime":"2026-01-02T03:04:06Z","eventSource":"signin.amazonaws.com","eventName":"ConsoleLogin","additionalEventData":{"MFAUsed":"No"},"requestID":"2","eventID":"2"}`,
+		`{"eventVersion":"1.08","eventTime":"2026-01-02T03:04:07Z","eventSource":"s3.amazonaws.com","eventName":"GetObject","additionalEventData":"odd","requestID":"3","eventID":"3"}`,
+	}, "\n") + "\n"
+	var got []*Event
+	bad, err := Read(strings.NewReader(lines), Filter{}, func(e *Event) error { got = append(got, e); return nil })
+	if err != nil || len(bad) > 0 || len(got) != 3 {
+		t.Fatalf("read %d events, bad %v, err %v; want 3", len(got), bad, err)
+	}
+	if got[0].Decision() != "Allowed" || got[0].AuthorizedResource() != "arn:aws:iam::111122223333:user/bob" {
+		t.Errorf("old record: decision %q on %q, want Allowed on bob", got[0].Decision(), got[0].AuthorizedResource())
+	}
+	again, err := json.Marshal(got[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(again, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["resource"]; ok {
+		t.Errorf("an old record is written back with a top-level resource: %s", again)
+	}
+	if extra, _ := m["additionalEventData"].(map[string]any); extra["decision"] != "Allowed" {
+		t.Errorf("an old record is written back without its decision in additionalEventData: %s", again)
+	}
+	for _, e := range got[1:] {
+		if e.Decision() != "" || e.AuthorizedResource() != "" {
+			t.Errorf("%s: decision %q on %q from CloudTrail's additionalEventData, want none", e.EventName, e.Decision(), e.AuthorizedResource())
+		}
 	}
 }

@@ -20,9 +20,10 @@ const (
 	// MaxResources bounds the entries of Event.Resources kept.
 	MaxResources = 8
 	// MaxLine bounds one line of the log: every string field of an event
-	// (27, and 3 for each of MaxResources resources, and the request
-	// parameters: 52) at MaxValue with its mark and quotes, and the field
-	// names, times and punctuation, with room to spare.
+	// (29, and 3 for each of MaxResources resources, and the request
+	// parameters and response elements: 55) at MaxValue with its mark and
+	// quotes, and the field names, times and punctuation, with room to
+	// spare.
 	MaxLine = 1 << 20
 )
 
@@ -30,19 +31,79 @@ const (
 // stays under 40 bytes.
 func truncatedMark(dropped int) string { return fmt.Sprintf("…[truncated %d bytes]", dropped) }
 
-// limit caps every string value of e in place (and the request parameters
-// and resources), so that e's line stays within MaxLine. It walks the
-// struct, so that a field added later is capped too.
+// limit caps every string value of e in place (and the request parameters,
+// response elements and resources), so that e's line stays within MaxLine.
+// It walks the struct, so that a field added later is capped too.
 func limit(e *Event) {
 	capStrings(reflect.ValueOf(e).Elem())
 	if len(e.Resources) > MaxResources {
 		e.Resources = e.Resources[:MaxResources]
 	}
-	if n := len(e.RequestParameters); n > MaxValue {
-		// Raw JSON cannot be cut anywhere: it becomes a JSON string saying
-		// what was dropped.
-		e.RequestParameters, _ = json.Marshal(truncatedMark(n))
+	e.RequestParameters = capJSON(e.RequestParameters)
+	e.ResponseElements = capJSON(e.ResponseElements)
+}
+
+// capJSON bounds a JSON document to MaxValue bytes. A longer one keeps its
+// shape, with its string values cut to share MaxValue between them, so
+// that a long policy document does not hide the names beside it; a
+// document still too long (a list of thousands of items) becomes a JSON
+// string saying how many bytes were dropped.
+func capJSON(raw json.RawMessage) json.RawMessage {
+	n := len(raw)
+	if n <= MaxValue {
+		return raw
 	}
+	var doc any
+	if json.Unmarshal(raw, &doc) == nil {
+		strs := countStrings(doc)
+		budget := max(MaxValue/max(strs, 1)-len(truncatedMark(n))-8, 64)
+		if out, err := json.Marshal(shorten(doc, budget)); err == nil && len(out) <= MaxValue {
+			return out
+		}
+	}
+	mark, _ := json.Marshal(truncatedMark(n))
+	return mark
+}
+
+// countStrings is how many strings (values and keys) doc holds.
+func countStrings(doc any) int {
+	switch v := doc.(type) {
+	case string:
+		return 1
+	case map[string]any:
+		n := 0
+		for _, x := range v {
+			n += 1 + countStrings(x)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, x := range v {
+			n += countStrings(x)
+		}
+		return n
+	}
+	return 0
+}
+
+// shorten cuts every string value of doc to budget bytes as written, with
+// the mark of what went.
+func shorten(doc any, budget int) any {
+	switch v := doc.(type) {
+	case string:
+		if cut := fitting(v, budget); cut < len(v) {
+			return v[:cut] + truncatedMark(len(v)-cut)
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = shorten(x, budget)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = shorten(x, budget)
+		}
+	}
+	return doc
 }
 
 func capStrings(v reflect.Value) {

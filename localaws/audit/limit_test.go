@@ -96,14 +96,15 @@ func fill(v reflect.Value, s string, n int) {
 
 // TestAppendBoundsEveryLine pins MaxLine: an event whose every string
 // value is a megabyte of the characters JSON writes longest, with a
-// hundred resources and 2 MB of request parameters, still takes at most
-// MaxLine, and reads back.
+// hundred resources and 2 MB each of request parameters and response
+// elements, still takes at most MaxLine, and reads back.
 func TestAppendBoundsEveryLine(t *testing.T) {
 	for _, worst := range []string{strings.Repeat("<", 1<<20), strings.Repeat("\x01", 1<<20), strings.Repeat("\xff", 1<<20), strings.Repeat("é", 1<<19)} {
 		var e Event
 		fill(reflect.ValueOf(&e).Elem(), worst, 100)
 		params, _ := json.Marshal(map[string]string{"policyDocument": strings.Repeat("x", 2<<20)})
 		e.RequestParameters = params
+		e.ResponseElements = params
 		path := filepath.Join(t.TempDir(), FileName)
 		l, err := Open(path)
 		if err != nil {
@@ -137,6 +138,54 @@ func TestAppendBoundsEveryLine(t *testing.T) {
 			t.Errorf("read back %d events, bad lines %v, err %v; want 1 event", n, bad, err)
 		}
 		t.Logf("worst case of %q: %d bytes", worst[:2], len(data))
+	}
+}
+
+// TestCapJSONKeepsTheShape: request parameters or response elements longer
+// than MaxValue keep their members, each string cut to a share of
+// MaxValue, so that a long policy document does not hide the names beside
+// it; a document of too many members becomes the mark of the bytes
+// dropped. Either way it takes at most MaxValue.
+func TestCapJSONKeepsTheShape(t *testing.T) {
+	long, _ := json.Marshal(map[string]any{"userName": "alice", "policyDocument": strings.Repeat("<", 1<<20)})
+	many := make([]string, 20000)
+	for i := range many {
+		many[i] = "arn:aws:iam::111122223333:user/u"
+	}
+	crowded, _ := json.Marshal(map[string]any{"userNames": many})
+	tests := []struct {
+		name      string
+		in        json.RawMessage
+		wantShape bool
+	}{
+		{"a megabyte policy document is cut and the user name kept", long, true},
+		{"twenty thousand names become the mark", crowded, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Event{RequestParameters: tt.in, ResponseElements: tt.in}
+			limit(&e)
+			for _, got := range []json.RawMessage{e.RequestParameters, e.ResponseElements} {
+				if len(got) > MaxValue {
+					t.Errorf("capped to %d bytes, want at most %d", len(got), MaxValue)
+				}
+				var doc map[string]any
+				isObject := json.Unmarshal(got, &doc) == nil
+				if isObject != tt.wantShape {
+					t.Fatalf("capped to %.80s…, want an object: %v", got, tt.wantShape)
+				}
+				if !tt.wantShape {
+					var mark string
+					if json.Unmarshal(got, &mark) != nil || mark != truncatedMark(len(tt.in)) {
+						t.Errorf("capped to %.80s, want the mark of %d bytes", got, len(tt.in))
+					}
+					continue
+				}
+				if doc["userName"] != "alice" || !strings.Contains(doc["policyDocument"].(string), "…[truncated ") {
+					t.Errorf("capped to userName %v and a policy document of %d bytes; want alice and a cut document", doc["userName"], len(doc["policyDocument"].(string)))
+				}
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -99,4 +100,16 @@ func lowerFirst(name string) string {
 		return name
 	}
 	return string(name[0]+'a'-'A') + name[1:]
+}
+
+// All yields every parameter of the request, name and value, in name
+// order, for the audit log.
+func (p Params) All() iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for _, name := range p.names {
+			if !yield(name, p.values[name]) {
+				return
+			}
+		}
+	}
 }
