@@ -71,18 +71,26 @@ func TestAuditPolicy(t *testing.T) {
 // STS API calls with AWS CloudTrail":
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/cloudtrail-integration.html),
 // records leash local did not write: the policy grants each principal's
-// calls on the resources their request parameters name.
+// calls on the resources their request parameters name, and an AssumeRole
+// that sets a source identity or passes session tags the sts:SetSourceIdentity
+// and sts:TagSession it needs on the role (IAM User Guide, "Passing session
+// tags in AWS STS": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html;
+// "Monitor and control actions taken with assumed roles":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html).
 func TestAuditPolicyOfAWSExampleRecords(t *testing.T) {
 	const fixture = "testdata/iam-user-guide-trail"
 	tests := []struct {
 		name      string
 		principal string
-		action    string
+		actions   []string
 		resource  string
 	}{
-		{"GetUserPolicy is granted on the user requestParameters name", "arn:aws:iam::444455556666:user/JaneDoe", "iam:GetUserPolicy", "arn:aws:iam::444455556666:user/JaneDoe"},
-		{"a cross-account AssumeRole is granted on the role, from the caller's record only", "arn:aws:iam::777788889999:user/JohnDoe", "sts:AssumeRole", "arn:aws:iam::111122223333:role/EC2-dev"},
-		{"a chained AssumeRole is granted to the session's role", "arn:aws:iam::111111111111:role/JohnRole1", "sts:AssumeRole", "arn:aws:iam::111111111111:role/JohnRole2"},
+		{"GetUserPolicy is granted on the user requestParameters name", "arn:aws:iam::444455556666:user/JaneDoe",
+			[]string{"iam:GetUserPolicy"}, "arn:aws:iam::444455556666:user/JaneDoe"},
+		{"a cross-account AssumeRole that sets a source identity is granted with sts:SetSourceIdentity on the role, from the caller's record only", "arn:aws:iam::777788889999:user/JohnDoe",
+			[]string{"sts:AssumeRole", "sts:SetSourceIdentity"}, "arn:aws:iam::111122223333:role/EC2-dev"},
+		{"a chained AssumeRole from a session with a source identity, passing session tags, is granted to the session's role with both", "arn:aws:iam::111111111111:role/JohnRole1",
+			[]string{"sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"}, "arn:aws:iam::111111111111:role/JohnRole2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,8 +104,8 @@ func TestAuditPolicyOfAWSExampleRecords(t *testing.T) {
 				t.Fatalf("stdout is not a policy: %v\n%s", err, out.String())
 			}
 			if len(doc.Statements) != 1 || doc.Statements[0].Effect != policy.Allow ||
-				!reflect.DeepEqual(doc.Statements[0].Action, []string{tt.action}) || !reflect.DeepEqual(doc.Statements[0].Resource, []string{tt.resource}) {
-				t.Errorf("policy:\n%s\nwant one statement allowing %s on %s", out.String(), tt.action, tt.resource)
+				!reflect.DeepEqual(doc.Statements[0].Action, tt.actions) || !reflect.DeepEqual(doc.Statements[0].Resource, []string{tt.resource}) {
+				t.Errorf("policy:\n%s\nwant one statement allowing %v on %s", out.String(), tt.actions, tt.resource)
 			}
 		})
 	}

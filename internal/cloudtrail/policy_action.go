@@ -135,7 +135,36 @@ func permissionsOf(e *audit.Event, params map[string]any) []permission {
 	if action == "s3:CopyObject" || action == "s3:UploadPartCopy" {
 		return s3CopyPermissions(e, params)
 	}
-	return []permission{{action: action, values: valuesOf(e, params)}}
+	perm := permission{action: action, values: valuesOf(e, params)}
+	if action == "sts:AssumeRole" {
+		return append([]permission{perm}, assumeRoleExtras(e, params, perm.values)...)
+	}
+	return []permission{perm}
+}
+
+// assumeRoleExtras are the permissions an AssumeRole needs on the role
+// beside sts:AssumeRole: sts:TagSession when it passes session tags
+// (IAM User Guide, "Passing session tags in AWS STS":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html),
+// and sts:SetSourceIdentity when it sets a source identity or its caller's
+// session carries one on to the new session (IAM User Guide, "Monitor and
+// control actions taken with assumed roles":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_control-access_monitor.html).
+// Transitive tags a caller's session hands on need sts:TagSession too, but
+// the record does not show them.
+func assumeRoleExtras(e *audit.Event, params map[string]any, role eventValues) []permission {
+	var extra []permission
+	if tags, ok := params["tags"].([]any); ok && len(tags) > 0 {
+		extra = append(extra, permission{action: "sts:TagSession", values: role})
+	}
+	inherited := ""
+	if sc := e.UserIdentity.SessionContext; sc != nil {
+		inherited = sc.SourceIdentity
+	}
+	if si, _ := params["sourceIdentity"].(string); si != "" || inherited != "" {
+		extra = append(extra, permission{action: "sts:SetSourceIdentity", values: role})
+	}
+	return extra
 }
 
 // s3CopyPermissions are the permissions of CopyObject and UploadPartCopy,
