@@ -163,7 +163,11 @@ func iamInstanceProfileOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListInstanceProfiles(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListInstanceProfiles(prefix, page)
 			if err != nil {
 				return nil, err
 			}

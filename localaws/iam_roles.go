@@ -116,7 +116,11 @@ func iamRoleOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListRoles(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListRoles(prefix, page)
 			if err != nil {
 				return nil, err
 			}

@@ -18,8 +18,3 @@ func (tx *Tx) checkManagedPolicy(arn string) error {
 	_, err := tx.GetPolicy(arn)
 	return err
 }
-
-// CheckPathPrefix refuses a PathPrefix IAM refuses, with IAM's words; ""
-// (none sent) passes. ListPolicies checks it before listing AWS managed
-// policies, which are not in the store.
-func CheckPathPrefix(prefix string) error { return checkPathPrefix(prefix) }
