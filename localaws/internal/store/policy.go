@@ -63,7 +63,7 @@ func (tx *Tx) CreatePolicy(p ManagedPolicy, document string) (ManagedPolicy, err
 	if err := checkDocument("policyDocument", document, maxManagedPolicySize); err != nil {
 		return ManagedPolicy{}, err
 	}
-	if err := p.Tags.check(); err != nil {
+	if err := p.Tags.check(TaggedPolicy.foldsKeys()); err != nil {
 		return ManagedPolicy{}, err
 	}
 	if tx.exists(bucketPolicies, key(p.Name)) {
