@@ -242,13 +242,20 @@ func parseStored(name, text string, kind policy.Kind) (*policy.Document, error) 
 }
 
 // tagMap is a principal's tags, later ones winning (session tags over the
-// role's).
+// role's). A role's tag keys are not case sensitive, so a session tag
+// replaces the role's tag of that key in any case: aws:PrincipalTag/team
+// then has one value, the session's, whatever order a map yields.
 func tagMap(base, over store.Tags) map[string]string {
 	m := make(map[string]string, len(base)+len(over))
 	for _, t := range base {
 		m[t.Key] = t.Value
 	}
 	for _, t := range over {
+		for k := range m {
+			if strings.EqualFold(k, t.Key) {
+				delete(m, k)
+			}
+		}
 		m[t.Key] = t.Value
 	}
 	return m
