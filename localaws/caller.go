@@ -245,15 +245,19 @@ func parseStored(name, text string, kind policy.Kind) (*policy.Document, error) 
 // tagMap is a principal's tags, a session tag replacing the role's tag of
 // the same key regardless of case ("New session tags override existing
 // assumed role or federated user tags with the same tag key, regardless of
-// case": IAM User Guide, "Passing session tags in AWS STS").
+// case": IAM User Guide, "Passing session tags in AWS STS"), so that
+// aws:PrincipalTag/team has one value whatever order a map yields.
 func tagMap(base, over store.Tags) map[string]string {
 	m := make(map[string]string, len(base)+len(over))
 	for _, t := range base {
-		if _, replaced := over.Get(t.Key); !replaced {
-			m[t.Key] = t.Value
-		}
+		m[t.Key] = t.Value
 	}
 	for _, t := range over {
+		for k := range m {
+			if strings.EqualFold(k, t.Key) {
+				delete(m, k)
+			}
+		}
 		m[t.Key] = t.Value
 	}
 	return m

@@ -69,6 +69,21 @@ func (c *call) requiredList(name string) ([]string, error) {
 	return l, nil
 }
 
+// pathPrefix is a List operation's PathPrefix, "" when absent. IAM's model
+// gives it a length of 1 to 512 and a pattern that differs by operation
+// (kind); a value that breaks either is IAM's ValidationError, before
+// anything is listed.
+func (c *call) pathPrefix(kind store.PathPrefixKind) (string, error) {
+	prefix, sent := c.q.String("PathPrefix")
+	if sent && prefix == "" {
+		return "", c.q.Invalid("PathPrefix", "Member must have length greater than or equal to 1")
+	}
+	if err := store.CheckPathPrefix(prefix, kind); err != nil {
+		return "", err
+	}
+	return prefix, nil
+}
+
 // tags is a Tags parameter, nil when absent.
 func (c *call) tags(name string) ([]query.Tag, error) {
 	t, qerr := c.q.Tags(name)

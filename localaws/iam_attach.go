@@ -15,7 +15,10 @@ type attachedPolicyShape struct {
 // listAttached pages the managed policies attached to a user or role whose
 // path starts with PathPrefix, in the order they were attached.
 func listAttached(c *call, perms store.Permissions) (any, error) {
-	prefix := c.param("PathPrefix")
+	prefix, err := c.pathPrefix(store.PolicyPathPrefix)
+	if err != nil {
+		return nil, err
+	}
 	var attached []attachedPolicyShape
 	for _, arn := range perms.AttachedPolicies {
 		_, path, name, _ := store.PolicyARNParts(arn)
@@ -117,6 +120,10 @@ func listEntitiesForPolicy(c *call) (any, error) {
 	default:
 		return nil, c.q.Invalid("EntityFilter", "Member must satisfy enum value set: [User, Role, Group, LocalManagedPolicy, AWSManagedPolicy]")
 	}
+	prefix, err := c.pathPrefix(store.EntityPathPrefix)
+	if err != nil {
+		return nil, err
+	}
 	entities, err := c.tx.ListEntitiesForPolicy(arn)
 	if err != nil {
 		return nil, err
@@ -126,7 +133,6 @@ func listEntitiesForPolicy(c *call) (any, error) {
 		name string
 		id   string
 	}
-	prefix := c.param("PathPrefix")
 	var all []entity
 	if users {
 		for _, name := range entities.UserNames {

@@ -164,7 +164,11 @@ func iamGroupOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListGroups(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListGroups(prefix, page)
 			if err != nil {
 				return nil, err
 			}

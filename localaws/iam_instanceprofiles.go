@@ -90,7 +90,7 @@ func (c *call) instanceProfileSubject(name string) subject {
 	if err != nil {
 		return subject{arn: c.arn("instance-profile/" + name)}
 	}
-	return subject{arn: p.ARN, tags: tagMap(p.Tags, nil)}
+	return subject{arn: p.ARN, tags: p.Tags}
 }
 
 // onInstanceProfile authorizes against the profile named by the required
@@ -163,7 +163,11 @@ func iamInstanceProfileOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListInstanceProfiles(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListInstanceProfiles(prefix, page)
 			if err != nil {
 				return nil, err
 			}

@@ -141,8 +141,16 @@ func TestInstanceProfileLifecycle(t *testing.T) {
 
 	// Tags.
 	must[*iam.TagInstanceProfileOutput](t, "TagInstanceProfile")(admin.TagInstanceProfile(ctx, &iam.TagInstanceProfileInput{InstanceProfileName: aws.String("web"), Tags: []types.Tag{tag("env", "prod")}}))
+	// An instance profile's tag keys are case sensitive
+	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating):
+	// untagging TEAM leaves team.
 	must[*iam.UntagInstanceProfileOutput](t, "UntagInstanceProfile")(admin.UntagInstanceProfile(ctx, &iam.UntagInstanceProfileInput{InstanceProfileName: aws.String("web"), TagKeys: []string{"TEAM"}}))
 	tags := must[*iam.ListInstanceProfileTagsOutput](t, "ListInstanceProfileTags")(admin.ListInstanceProfileTags(ctx, &iam.ListInstanceProfileTagsInput{InstanceProfileName: aws.String("web")}))
+	if m := tagMap(tags.Tags); len(m) != 2 || m["team"] != "blue" {
+		t.Errorf("profile tags after untagging TEAM = %v, want team=blue kept", m)
+	}
+	must[*iam.UntagInstanceProfileOutput](t, "UntagInstanceProfile")(admin.UntagInstanceProfile(ctx, &iam.UntagInstanceProfileInput{InstanceProfileName: aws.String("web"), TagKeys: []string{"team"}}))
+	tags = must[*iam.ListInstanceProfileTagsOutput](t, "ListInstanceProfileTags")(admin.ListInstanceProfileTags(ctx, &iam.ListInstanceProfileTagsInput{InstanceProfileName: aws.String("web")}))
 	if m := tagMap(tags.Tags); len(m) != 1 || m["env"] != "prod" {
 		t.Errorf("profile tags = %v, want env=prod alone", m)
 	}

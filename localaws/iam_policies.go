@@ -126,8 +126,8 @@ func listedPolicies(c *call) ([]store.ManagedPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := c.param("PathPrefix")
-	if err := store.CheckPathPrefix(prefix); err != nil {
+	prefix, err := c.pathPrefix(store.PolicyPathPrefix)
+	if err != nil {
 		return nil, err
 	}
 	all, err := managedPolicies(c.tx, scope, prefix, onlyAttached)

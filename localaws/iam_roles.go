@@ -3,7 +3,6 @@ package localaws
 import (
 	"leash.dev/leash/localaws/internal/query"
 	"leash.dev/leash/localaws/internal/store"
-	"leash.dev/leash/policy"
 )
 
 // roleShape is IAM's Role in results. The trust policy is URL-encoded, as
@@ -60,6 +59,7 @@ func description(c *call) *string {
 
 func iamRoleOperations(ops map[string]operation) {
 	ops["CreateRole"] = operation{
+		prepare: prepareTrustPolicy("AssumeRolePolicyDocument"),
 		target: func(c *call) (target, error) {
 			name, err := c.required("RoleName")
 			if err != nil {
@@ -73,7 +73,7 @@ func iamRoleOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			trust, err := c.document("AssumeRolePolicyDocument", policy.Trust)
+			trust, err := c.trustPolicy("AssumeRolePolicyDocument")
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +116,11 @@ func iamRoleOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListRoles(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListRoles(prefix, page)
 			if err != nil {
 				return nil, err
 			}
@@ -142,13 +146,14 @@ func iamRoleOperations(ops map[string]operation) {
 		},
 	}
 	ops["UpdateAssumeRolePolicy"] = operation{
-		target: onRole(),
+		prepare: prepareTrustPolicy("PolicyDocument"),
+		target:  onRole(),
 		run: func(c *call) (any, error) {
 			name, err := c.required("RoleName")
 			if err != nil {
 				return nil, err
 			}
-			trust, err := c.document("PolicyDocument", policy.Trust)
+			trust, err := c.trustPolicy("PolicyDocument")
 			if err != nil {
 				return nil, err
 			}

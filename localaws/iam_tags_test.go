@@ -22,6 +22,9 @@ type taggable struct {
 	list   func(ctx context.Context, admin *iam.Client, id string) ([]types.Tag, error)
 	// missing names an entity of the kind that does not exist.
 	missing string
+	// foldsKeys: the kind's tag keys are not case sensitive, as for IAM
+	// users and roles; every other kind keeps keys that differ in case.
+	foldsKeys bool
 }
 
 var taggables = []taggable{
@@ -46,7 +49,8 @@ var taggables = []taggable{
 			}
 			return out.Tags, nil
 		},
-		missing: "nobody",
+		missing:   "nobody",
+		foldsKeys: true,
 	},
 	{
 		kind: "role",
@@ -69,7 +73,8 @@ var taggables = []taggable{
 			}
 			return out.Tags, nil
 		},
-		missing: "nobody",
+		missing:   "nobody",
+		foldsKeys: true,
 	},
 	{
 		kind: "managed policy",
@@ -124,6 +129,29 @@ var taggables = []taggable{
 		},
 		missing: "arn:aws:iam::111122223333:oidc-provider/nothing.example.com",
 	},
+	{
+		kind: "instance profile",
+		create: func(ctx context.Context, admin *iam.Client) (string, error) {
+			_, err := admin.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String("tagged")})
+			return "tagged", err
+		},
+		tag: func(ctx context.Context, admin *iam.Client, id string, tags []types.Tag) error {
+			_, err := admin.TagInstanceProfile(ctx, &iam.TagInstanceProfileInput{InstanceProfileName: &id, Tags: tags})
+			return err
+		},
+		untag: func(ctx context.Context, admin *iam.Client, id string, keys []string) error {
+			_, err := admin.UntagInstanceProfile(ctx, &iam.UntagInstanceProfileInput{InstanceProfileName: &id, TagKeys: keys})
+			return err
+		},
+		list: func(ctx context.Context, admin *iam.Client, id string) ([]types.Tag, error) {
+			out, err := admin.ListInstanceProfileTags(ctx, &iam.ListInstanceProfileTagsInput{InstanceProfileName: &id})
+			if err != nil {
+				return nil, err
+			}
+			return out.Tags, nil
+		},
+		missing: "nobody",
+	},
 }
 
 // manyTags are n distinct tags k0=v … k{n-1}=v.
@@ -135,94 +163,111 @@ func manyTags(n int) []types.Tag {
 	return out
 }
 
-// TestTagRulesAreTheSameForEveryKind runs IAM's documented tag rules
-// against users, roles, managed policies and OIDC providers alike: tagging
-// replaces a key's value regardless of case, untagging a key that is not
-// there succeeds, and a request that breaks a limit changes nothing.
-func TestTagRulesAreTheSameForEveryKind(t *testing.T) {
+// outcome is what one step should do to an entity: the error code wanted
+// ("" for success) and the entity's tags afterwards (unchanged on an
+// error).
+type outcome struct {
+	code string
+	want map[string]string
+}
+
+// TestTagRulesOfEveryKind runs IAM's documented tag rules against users,
+// roles, managed policies, OIDC providers and instance profiles. Most rules
+// are the same for every kind: untagging a key that is not there succeeds,
+// a request that breaks a limit changes nothing, the aws: prefix is
+// reserved. Case is not: the IAM User Guide has tag keys "not case
+// sensitive" for IAM users and roles (a key in another case replaces the
+// tag) and case sensitive for customer managed policies, instance profiles
+// and OpenID Connect providers (both keys are kept).
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating
+func TestTagRulesOfEveryKind(t *testing.T) {
+	tagging := func(tags ...types.Tag) func(context.Context, taggable, *iam.Client, string) error {
+		return func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
+			return k.tag(ctx, admin, id, tags)
+		}
+	}
+	untagging := func(keys ...string) func(context.Context, taggable, *iam.Client, string) error {
+		return func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
+			return k.untag(ctx, admin, id, keys)
+		}
+	}
+	// plus49 adds the tags of manyTags(49) that m does not set.
+	plus49 := func(m map[string]string) map[string]string {
+		for _, tg := range manyTags(49) {
+			if _, ok := m[*tg.Key]; !ok {
+				m[*tg.Key] = *tg.Value
+			}
+		}
+		return m
+	}
 	steps := []struct {
 		name string
 		do   func(ctx context.Context, k taggable, admin *iam.Client, id string) error
-		code string            // the error code wanted; "" for success
-		want map[string]string // the entity's tags afterwards
+		// folded is the outcome for users and roles; sensitive, for the
+		// other kinds, when it differs (zero: the same).
+		folded, sensitive outcome
 	}{
-		{"tag adds keys in one call",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("team", "red"), tag("env", "dev")})
-			}, "", map[string]string{"team": "red", "env": "dev"}},
-		{"tagging a key again replaces its value and spelling, regardless of case",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("TEAM", "blue")})
-			}, "", map[string]string{"TEAM": "blue", "env": "dev"}},
-		{"untagging a key that is not there succeeds and changes nothing",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.untag(ctx, admin, id, []string{"absent"})
-			}, "", map[string]string{"TEAM": "blue", "env": "dev"}},
-		{"untag removes a key regardless of case",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.untag(ctx, admin, id, []string{"team"})
-			}, "", map[string]string{"env": "dev"}},
-		{"50 tags are allowed",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, manyTags(49))
-			}, "", func() map[string]string {
-				m := map[string]string{"env": "dev"}
-				for _, tg := range manyTags(49) {
-					m[*tg.Key] = *tg.Value
-				}
-				return m
-			}()},
-		{"a 51st tag is LimitExceeded and adds nothing",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("one-too-many", "v")})
-			}, "LimitExceeded", nil},
-		{"replacing a value at the limit is not a new tag",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				if err := k.tag(ctx, admin, id, []types.Tag{tag("ENV", "prod")}); err != nil {
-					return err
-				}
-				return k.untag(ctx, admin, id, keysOf(manyTags(49)))
-			}, "", map[string]string{"ENV": "prod"}},
-		{"a key of 129 characters is a ValidationError",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag(strings.Repeat("k", 129), "v")})
-			}, "ValidationError", nil},
+		{"tag adds keys in one call", tagging(tag("team", "red"), tag("env", "dev")),
+			outcome{"", map[string]string{"team": "red", "env": "dev"}}, outcome{}},
+		{"a key in another case replaces the tag of a user or role, and is a second tag of any other kind", tagging(tag("TEAM", "blue")),
+			outcome{"", map[string]string{"TEAM": "blue", "env": "dev"}},
+			outcome{"", map[string]string{"team": "red", "TEAM": "blue", "env": "dev"}}},
+		{"untagging a key that is not there succeeds and changes nothing", untagging("absent"),
+			outcome{"", map[string]string{"TEAM": "blue", "env": "dev"}},
+			outcome{"", map[string]string{"team": "red", "TEAM": "blue", "env": "dev"}}},
+		{"untag removes a key in any case from a user or role, and only that spelling from any other kind", untagging("team"),
+			outcome{"", map[string]string{"env": "dev"}},
+			outcome{"", map[string]string{"TEAM": "blue", "env": "dev"}}},
+		{"untag removes a key in its own spelling from every kind", untagging("TEAM"),
+			outcome{"", map[string]string{"env": "dev"}}, outcome{}},
+		{"the same key twice in one request is InvalidInput", tagging(tag("dup", "1"), tag("dup", "2")),
+			outcome{"InvalidInput", nil}, outcome{}},
+		{"keys differing in case in one request are InvalidInput for a user or role, and two tags of any other kind", tagging(tag("dup", "1"), tag("DUP", "2")),
+			outcome{"InvalidInput", nil},
+			outcome{"", map[string]string{"env": "dev", "dup": "1", "DUP": "2"}}},
+		{"untagging both spellings leaves every kind alike", untagging("dup", "DUP"),
+			outcome{"", map[string]string{"env": "dev"}}, outcome{}},
+		{"50 tags are allowed", tagging(manyTags(49)...),
+			outcome{"", plus49(map[string]string{"env": "dev"})}, outcome{}},
+		{"a 51st tag is LimitExceeded and adds nothing", tagging(tag("one-too-many", "v")),
+			outcome{"LimitExceeded", nil}, outcome{}},
+		{"at the limit, a key in another case replaces a user's or role's tag, and is a 51st tag of any other kind", tagging(tag("ENV", "prod")),
+			outcome{"", plus49(map[string]string{"ENV": "prod"})},
+			outcome{"LimitExceeded", nil}},
+		{"replacing a value at the limit in the same spelling is not a new tag", tagging(tag("k0", "w")),
+			outcome{"", plus49(map[string]string{"ENV": "prod", "k0": "w"})},
+			outcome{"", plus49(map[string]string{"env": "dev", "k0": "w"})}},
+		{"untagging many keys in one call", untagging(keysOf(manyTags(49))...),
+			outcome{"", map[string]string{"ENV": "prod"}},
+			outcome{"", map[string]string{"env": "dev"}}},
+		{"a key of 129 characters is a ValidationError", tagging(tag(strings.Repeat("k", 129), "v")),
+			outcome{"ValidationError", nil}, outcome{}},
 		{"a key of 128 characters is allowed",
 			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
 				if err := k.tag(ctx, admin, id, []types.Tag{tag(strings.Repeat("k", 128), "v")}); err != nil {
 					return err
 				}
 				return k.untag(ctx, admin, id, []string{strings.Repeat("k", 128)})
-			}, "", map[string]string{"ENV": "prod"}},
-		{"a value of 257 characters is a ValidationError",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("long", strings.Repeat("v", 257))})
-			}, "ValidationError", nil},
-		{"an empty key is a ValidationError",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("", "v")})
-			}, "ValidationError", nil},
-		{"the same key twice in one request, in any case, is InvalidInput",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("dup", "1"), tag("DUP", "2")})
-			}, "InvalidInput", nil},
-		{"a key under the reserved aws: prefix is InvalidInput",
-			func(ctx context.Context, k taggable, admin *iam.Client, id string) error {
-				return k.tag(ctx, admin, id, []types.Tag{tag("AWS:team", "x")})
-			}, "InvalidInput", nil},
+			}, outcome{"", map[string]string{"ENV": "prod"}}, outcome{"", map[string]string{"env": "dev"}}},
+		{"a value of 257 characters is a ValidationError", tagging(tag("long", strings.Repeat("v", 257))),
+			outcome{"ValidationError", nil}, outcome{}},
+		{"an empty key is a ValidationError", tagging(tag("", "v")),
+			outcome{"ValidationError", nil}, outcome{}},
+		{"a key under the reserved aws: prefix, in any case, is InvalidInput", tagging(tag("AWS:team", "x")),
+			outcome{"InvalidInput", nil}, outcome{}},
 		{"tagging an entity that does not exist is NoSuchEntity",
 			func(ctx context.Context, k taggable, admin *iam.Client, _ string) error {
 				return k.tag(ctx, admin, k.missing, []types.Tag{tag("a", "b")})
-			}, "NoSuchEntity", nil},
+			}, outcome{"NoSuchEntity", nil}, outcome{}},
 		{"untagging an entity that does not exist is NoSuchEntity",
 			func(ctx context.Context, k taggable, admin *iam.Client, _ string) error {
 				return k.untag(ctx, admin, k.missing, []string{"a"})
-			}, "NoSuchEntity", nil},
+			}, outcome{"NoSuchEntity", nil}, outcome{}},
 		{"listing the tags of an entity that does not exist is NoSuchEntity",
 			func(ctx context.Context, k taggable, admin *iam.Client, _ string) error {
 				_, err := k.list(ctx, admin, k.missing)
 				return err
-			}, "NoSuchEntity", nil},
+			}, outcome{"NoSuchEntity", nil}, outcome{}},
 	}
 	_, admin := adminClient(t)
 	ctx := context.Background()
@@ -234,14 +279,18 @@ func TestTagRulesAreTheSameForEveryKind(t *testing.T) {
 			}
 			want := map[string]string{}
 			for _, s := range steps {
+				o := s.folded
+				if !k.foldsKeys && (s.sensitive.code != "" || s.sensitive.want != nil) {
+					o = s.sensitive
+				}
 				err := s.do(ctx, k, admin, id)
-				if s.code == "" {
+				if o.code == "" {
 					if err != nil {
 						t.Fatalf("%s: %v", s.name, err)
 					}
-					want = s.want
+					want = o.want
 				} else {
-					wantCode(t, s.name, err, s.code)
+					wantCode(t, s.name, err, o.code)
 				}
 				tags, err := k.list(ctx, admin, id)
 				if err != nil {
@@ -269,4 +318,123 @@ func tagMapOf(tags []types.Tag) map[string]string {
 		m[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
 	}
 	return m
+}
+
+// TestTagCaseInConditionsAndReads checks what the per-kind case rule means
+// for the tags others read. A role keeps one spelling of a key, which
+// GetRole returns; an instance profile may keep Team and team, and both are
+// listed. Condition key names compare without case in AWS policy
+// evaluation (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition.html),
+// so aws:ResourceTag/team names both of the profile's tags: the one tagged
+// first gives its value, on every request. Values compare with case.
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating
+func TestTagCaseInConditionsAndReads(t *testing.T) {
+	e, admin := adminClient(t)
+	ctx := context.Background()
+	must[*iam.CreateRoleOutput](t, "CreateRole")(admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("app"),
+		AssumeRolePolicyDocument: aws.String(trustAccount), Tags: []types.Tag{tag("Team", "red")}}))
+	must[*iam.TagRoleOutput](t, "TagRole")(admin.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String("app"), Tags: []types.Tag{tag("team", "blue")}}))
+	role := must[*iam.GetRoleOutput](t, "GetRole")(admin.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("app")}))
+	if got := tagMap(role.Role.Tags); !maps.Equal(got, map[string]string{"team": "blue"}) {
+		t.Errorf("GetRole tags = %v; want team=blue alone: a role's keys are not case sensitive", got)
+	}
+
+	must[*iam.CreateInstanceProfileOutput](t, "CreateInstanceProfile")(admin.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{
+		InstanceProfileName: aws.String("web"), Tags: []types.Tag{tag("Team", "red")}}))
+	must[*iam.TagInstanceProfileOutput](t, "TagInstanceProfile")(admin.TagInstanceProfile(ctx, &iam.TagInstanceProfileInput{
+		InstanceProfileName: aws.String("web"), Tags: []types.Tag{tag("team", "blue")}}))
+	profile := must[*iam.GetInstanceProfileOutput](t, "GetInstanceProfile")(admin.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String("web")}))
+	if got := tagMap(profile.InstanceProfile.Tags); !maps.Equal(got, map[string]string{"Team": "red", "team": "blue"}) {
+		t.Errorf("GetInstanceProfile tags = %v; want Team=red and team=blue: an instance profile's keys are case sensitive", got)
+	}
+
+	readIf := func(key, value string) string {
+		return `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":["iam:GetRole","iam:GetInstanceProfile"],"Resource":"*",` +
+			`"Condition":{"StringEquals":{"` + key + `":"` + value + `"}}}}`
+	}
+	cases := []struct {
+		name, user, policy string
+		call               func(c *iam.Client) error
+		allowed            bool
+	}{
+		{"a role's tag is matched by a key name in any case", "r1", readIf("aws:ResourceTag/TEAM", "blue"),
+			func(c *iam.Client) error {
+				_, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("app")})
+				return err
+			}, true},
+		{"a role's replaced value no longer matches", "r2", readIf("aws:ResourceTag/Team", "red"),
+			func(c *iam.Client) error {
+				_, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("app")})
+				return err
+			}, false},
+		{"a tag value compares with case", "r3", readIf("aws:ResourceTag/team", "BLUE"),
+			func(c *iam.Client) error {
+				_, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String("app")})
+				return err
+			}, false},
+		{"of a profile's Team and team, the first tagged gives aws:ResourceTag/team", "p1", readIf("aws:ResourceTag/team", "red"),
+			func(c *iam.Client) error {
+				_, err := c.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String("web")})
+				return err
+			}, true},
+		{"the second spelling's value is not the condition key's", "p2", readIf("aws:ResourceTag/team", "blue"),
+			func(c *iam.Client) error {
+				_, err := c.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String("web")})
+				return err
+			}, false},
+	}
+	for _, tc := range cases {
+		c := userClient(t, e, admin, tc.user, tc.policy)
+		// Each case asks several times: the answer must not depend on the
+		// order a map yields the profile's two keys in.
+		for range 5 {
+			err := tc.call(c)
+			if tc.allowed && err != nil {
+				t.Errorf("%s: %v, want allowed", tc.name, err)
+				break
+			}
+			if !tc.allowed {
+				wantCode(t, tc.name, err, "AccessDenied")
+			}
+		}
+	}
+}
+
+// TestTagValueUnderReservedPrefixIsRefused pins a choice where AWS's pages
+// disagree. The IAM User Guide says "You cannot create a tag key or value
+// that begins with the text aws:"
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating),
+// while the API reference's Tag.Value pattern, [\p{L}\p{Z}\p{N}_.:/=+\-@]*,
+// allows such a value (https://docs.aws.amazon.com/IAM/latest/APIReference/API_Tag.html).
+// leash local follows the guide: such a value is InvalidInput, as a key
+// under aws: is, for every kind and on create, and nothing is changed.
+func TestTagValueUnderReservedPrefixIsRefused(t *testing.T) {
+	_, admin := adminClient(t)
+	ctx := context.Background()
+	for _, k := range taggables {
+		id, err := k.create(ctx, admin)
+		if err != nil {
+			t.Fatalf("%s: create: %v", k.kind, err)
+		}
+		for _, value := range []string{"aws:cloudformation", "AWS:x"} {
+			err := k.tag(ctx, admin, id, []types.Tag{tag("ok", "v"), tag("origin", value)})
+			wantError(t, k.kind+" tagged origin="+value, err, "InvalidInput", "Tag values cannot start with the reserved prefix aws:")
+		}
+		if tags, err := k.list(ctx, admin, id); err != nil || len(tags) != 0 {
+			t.Errorf("%s: tags after the refusals = %v, %v; want none", k.kind, tagMapOf(tags), err)
+		}
+		if err := k.tag(ctx, admin, id, []types.Tag{tag("origin", "not-aws:x")}); err != nil {
+			t.Errorf("%s: a value with aws: later than its start: %v", k.kind, err)
+		}
+	}
+
+	_, err := admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("bob"), Tags: []types.Tag{tag("origin", "aws:x")}})
+	wantError(t, "CreateUser with a tag value under aws:", err, "InvalidInput", "Tag values cannot start with the reserved prefix aws:")
+	_, err = admin.GetUser(ctx, &iam.GetUserInput{UserName: aws.String("bob")})
+	wantCode(t, "the refused user", err, "NoSuchEntity")
+	_, err = admin.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("p"), PolicyDocument: aws.String(allow("s3:GetObject")),
+		Tags: []types.Tag{tag("origin", "aws:x")}})
+	wantError(t, "CreatePolicy with a tag value under aws:", err, "InvalidInput", "Tag values cannot start with the reserved prefix aws:")
+	_, err = admin.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String("arn:aws:iam::111122223333:policy/p")})
+	wantCode(t, "the refused policy", err, "NoSuchEntity")
 }

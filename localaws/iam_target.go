@@ -1,6 +1,8 @@
 package localaws
 
 import (
+	"strings"
+
 	"leash.dev/leash/localaws/internal/query"
 	"leash.dev/leash/localaws/internal/store"
 )
@@ -10,7 +12,7 @@ import (
 // and roles that exist, their tags and permissions boundary.
 type subject struct {
 	arn      string
-	tags     map[string]string
+	tags     store.Tags
 	boundary string
 }
 
@@ -23,9 +25,7 @@ type keysFunc func(c *call, s subject) (map[string][]string, error)
 // keys each of extra adds.
 func (s subject) target(c *call, extra []keysFunc) (target, error) {
 	keys := map[string][]string{}
-	for k, v := range s.tags {
-		keys["aws:ResourceTag/"+k] = []string{v}
-	}
+	addTagKeys(keys, "aws:ResourceTag/", s.tags)
 	for _, f := range extra {
 		more, err := f(c, s)
 		if err != nil {
@@ -51,7 +51,7 @@ func (c *call) userSubject(name string) subject {
 	if err != nil {
 		return subject{arn: c.arn("user/" + name)}
 	}
-	return subject{arn: u.ARN, tags: tagMap(u.Tags, nil), boundary: u.PermissionsBoundary}
+	return subject{arn: u.ARN, tags: u.Tags, boundary: u.PermissionsBoundary}
 }
 
 // roleSubject is the role of that name, or a role by that name at the root
@@ -61,7 +61,7 @@ func (c *call) roleSubject(name string) subject {
 	if err != nil {
 		return subject{arn: c.arn("role/" + name)}
 	}
-	return subject{arn: r.ARN, tags: tagMap(r.Tags, nil), boundary: r.PermissionsBoundary}
+	return subject{arn: r.ARN, tags: r.Tags, boundary: r.PermissionsBoundary}
 }
 
 // onUser authorizes against the user named by the required UserName.
@@ -182,11 +182,29 @@ func tagKeys(tags []query.Tag) map[string][]string {
 		return nil
 	}
 	keys := map[string][]string{}
+	addTagKeys(keys, "aws:RequestTag/", storeTags(tags))
 	names := make([]string, len(tags))
 	for i, t := range tags {
-		keys["aws:RequestTag/"+t.Key] = []string{t.Value}
 		names[i] = t.Key
 	}
 	keys["aws:TagKeys"] = names
 	return keys
+}
+
+// addTagKeys adds prefix+KEY for each tag, such as aws:ResourceTag/team.
+// Condition key names compare without case, but the tag keys of a policy,
+// instance profile or OIDC provider do not: such an entity may hold both
+// Team and team. Both would be one condition key, so the first of them (in
+// the order the entity or request holds them) gives its value, the same
+// one on every request, rather than whichever a map yields last.
+func addTagKeys(keys map[string][]string, prefix string, tags store.Tags) {
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		folded := strings.ToLower(t.Key)
+		if seen[folded] {
+			continue
+		}
+		seen[folded] = true
+		keys[prefix+t.Key] = []string{t.Value}
+	}
 }

@@ -82,7 +82,11 @@ func iamUserOperations(ops map[string]operation) {
 			if err != nil {
 				return nil, err
 			}
-			l, err := c.tx.ListUsers(c.param("PathPrefix"), page)
+			prefix, err := c.pathPrefix(store.AnyPathPrefix)
+			if err != nil {
+				return nil, err
+			}
+			l, err := c.tx.ListUsers(prefix, page)
 			if err != nil {
 				return nil, err
 			}

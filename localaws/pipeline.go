@@ -331,6 +331,10 @@ type call struct {
 	// cross-account AssumeRole's session), and gives the result: two
 	// accounts' transactions are never nested, so never wait on each other.
 	then func() (any, error)
+	// heldPrincipals are the user and role ARNs a trust policy names in
+	// the accounts leash local holds, with whether each names a user or
+	// role that exists, read before the transaction (see trustPolicy).
+	heldPrincipals map[string]bool
 }
 
 // authz is the record's account of the authorization, made on first use.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	ststypes "github.com/aws/aws-sdk-go-v2/service/sts/types"
 
@@ -308,6 +309,35 @@ func TestSessionTagsAreThePrincipalsTags(t *testing.T) {
 		_, err = e.iamAs(session(out.Credentials)).ListUsers(ctx, &iam.ListUsersInput{})
 		if allowed := err == nil; allowed != (team == "payments") {
 			t.Errorf("ListUsers by the session tagged team=%s: %v", team, err)
+		}
+	}
+}
+
+// TestSessionTagReplacesTheRolesTagInAnyCase: a session tag overrides the
+// role's tag of the same key ("the value of the session tag overrides the
+// role tag with the same key",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/id_session-tags.html),
+// and a role's tag keys are not case sensitive
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating),
+// so a session tagged team=blue has aws:PrincipalTag/team blue even when
+// its role is tagged Team=red, on every request.
+func TestSessionTagReplacesTheRolesTagInAnyCase(t *testing.T) {
+	e := startSTS(t, localaws.Config{})
+	ctx := context.Background()
+	alice := e.user(t, "alice", "")
+	app := e.role(t, "app", trustPrincipal("arn:aws:iam::"+stsAccount+":user/alice", "sts:AssumeRole", "sts:TagSession"),
+		`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"iam:ListUsers","Resource":"*","Condition":{"StringEquals":{"aws:PrincipalTag/team":"blue"}}}}`, 0)
+	if _, err := e.admin.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String("app"), Tags: []iamtypes.Tag{{Key: aws.String("Team"), Value: aws.String("red")}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.stsAs(alice).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(app), RoleSessionName: aws.String("tagged"),
+		Tags: []ststypes.Tag{{Key: aws.String("team"), Value: aws.String("blue")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := e.iamAs(session(out.Credentials)).ListUsers(ctx, &iam.ListUsersInput{}); err != nil {
+			t.Fatalf("ListUsers by the session tagged team=blue, its role tagged Team=red: %v", err)
 		}
 	}
 }

@@ -45,6 +45,10 @@ func TestRoleCalls(t *testing.T) {
 	if _, err := client.RolePolicy(ctx, "ci", "list"); !iamclient.IsNotFound(err) {
 		t.Errorf("after DeleteRolePolicy: %v, want NoSuchEntity", err)
 	}
+	// IAM refuses a trust policy naming a user that does not exist.
+	if _, err := sdk.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("bob")}); err != nil {
+		t.Fatal(err)
+	}
 	narrowed := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:user/bob"},"Action":"sts:AssumeRole"}]}`
 	if err := client.UpdateTrust(ctx, "ci", narrowed); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ const (
 	DeleteConflict      Code = "DeleteConflict"
 	InvalidInput        Code = "InvalidInput"
 	ValidationError     Code = "ValidationError"
+	PolicyNotAttachable Code = "PolicyNotAttachable"
 	// InvalidClientTokenID and ExpiredToken refuse a credential presented to
 	// sign a request (Credential.Verify).
 	InvalidClientTokenID Code = "InvalidClientTokenId"

@@ -42,7 +42,7 @@ func (tx *Tx) CreateInstanceProfile(p InstanceProfile) (InstanceProfile, error) 
 	if err := checkPath("path", p.Path); err != nil {
 		return InstanceProfile{}, err
 	}
-	if err := p.Tags.check(); err != nil {
+	if err := p.Tags.check(TaggedInstanceProfile.foldsKeys()); err != nil {
 		return InstanceProfile{}, err
 	}
 	if tx.exists(bucketInstanceProfiles, key(p.Name)) {

@@ -79,7 +79,7 @@ func (tx *Tx) CreateOIDCProvider(p OIDCProvider) (OIDCProvider, error) {
 	if err := checkThumbprints(p.Thumbprints); err != nil {
 		return OIDCProvider{}, err
 	}
-	if err := p.Tags.check(); err != nil {
+	if err := p.Tags.check(TaggedOIDCProvider.foldsKeys()); err != nil {
 		return OIDCProvider{}, err
 	}
 	k := oidcKey(p.URL)

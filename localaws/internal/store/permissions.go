@@ -83,6 +83,9 @@ func (tx *Tx) attach(p *Permissions, arn, quota string) error {
 	if err := checkPolicyARN(arn); err != nil {
 		return err
 	}
+	if err := tx.checkAttachable(arn); err != nil {
+		return err
+	}
 	if slices.Contains(p.AttachedPolicies, arn) {
 		return nil
 	}
@@ -116,6 +119,9 @@ func (tx *Tx) setBoundary(p *Permissions, arn string) error {
 	}
 	if arn != "" {
 		if err := checkPolicyARN(arn); err != nil {
+			return err
+		}
+		if err := tx.checkAttachable(arn); err != nil {
 			return err
 		}
 		if err := tx.countPolicyUse(arn, 0, +1); err != nil {

@@ -54,7 +54,7 @@ func (tx *Tx) CreatePolicy(p ManagedPolicy, document string) (ManagedPolicy, err
 	if err := checkName("policyName", p.Name, maxPolicyNameLen); err != nil {
 		return ManagedPolicy{}, err
 	}
-	if err := checkPath("path", p.Path); err != nil {
+	if err := checkPathLike("path", p.Path, policyPathPattern); err != nil {
 		return ManagedPolicy{}, err
 	}
 	if err := checkDescription(p.Description); err != nil {
@@ -63,7 +63,7 @@ func (tx *Tx) CreatePolicy(p ManagedPolicy, document string) (ManagedPolicy, err
 	if err := checkDocument("policyDocument", document, maxManagedPolicySize); err != nil {
 		return ManagedPolicy{}, err
 	}
-	if err := p.Tags.check(); err != nil {
+	if err := p.Tags.check(TaggedPolicy.foldsKeys()); err != nil {
 		return ManagedPolicy{}, err
 	}
 	if tx.exists(bucketPolicies, key(p.Name)) {
@@ -108,7 +108,7 @@ func (tx *Tx) GetPolicy(arn string) (ManagedPolicy, error) {
 
 // ListPolicies lists the account's managed policies that filter selects.
 func (tx *Tx) ListPolicies(filter PolicyFilter, page Page) (Listing[ManagedPolicy], error) {
-	if err := checkPathPrefix(filter.PathPrefix); err != nil {
+	if err := CheckPathPrefix(filter.PathPrefix, PolicyPathPrefix); err != nil {
 		return Listing[ManagedPolicy]{}, err
 	}
 	return list(tx, bucketPolicies, page, func(p *ManagedPolicy) bool {

@@ -157,7 +157,16 @@ func TestPolicyTags(t *testing.T) {
 		if _, err := tx.Tag(store.TaggedPolicy, p.ARN, store.Tags{{"a", "1"}, {"b", "2"}}); err != nil {
 			return err
 		}
+		// A policy's tag keys are case sensitive (IAM User Guide, "Tagging
+		// IAM resources": https://docs.aws.amazon.com/IAM/latest/UserGuide/id_tags.html#id_tags_rules_creating):
+		// untagging A leaves a, untagging a removes it.
 		if _, err := tx.Untag(store.TaggedPolicy, p.ARN, []string{"A"}); err != nil {
+			return err
+		}
+		if p, err = tx.GetPolicy(p.ARN); err != nil || !reflect.DeepEqual(p.Tags, store.Tags{{"a", "1"}, {"b", "2"}}) {
+			t.Errorf("tags after untagging A = %v, %v; want a=1 and b=2", p.Tags, err)
+		}
+		if _, err := tx.Untag(store.TaggedPolicy, p.ARN, []string{"a"}); err != nil {
 			return err
 		}
 		p, err = tx.GetPolicy(p.ARN)

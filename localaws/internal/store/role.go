@@ -47,7 +47,7 @@ func (tx *Tx) CreateRole(r Role) (Role, error) {
 	if err := checkMaxSessionDuration(r.MaxSessionDuration); err != nil {
 		return Role{}, err
 	}
-	if err := r.Tags.check(); err != nil {
+	if err := r.Tags.check(TaggedRole.foldsKeys()); err != nil {
 		return Role{}, err
 	}
 	if tx.exists(bucketRoles, key(r.Name)) {

@@ -135,7 +135,8 @@ func (tx *Tx) CreateSession(s Session, d time.Duration) (Session, error) {
 			return Session{}, err
 		}
 	}
-	if err := s.Tags.check(); err != nil {
+	// Session tags are a role's or user's: keys compare without case.
+	if err := s.Tags.check(true); err != nil {
 		return Session{}, err
 	}
 	s.AccessKeyID = tx.unusedKeyID(prefixSessionKey)

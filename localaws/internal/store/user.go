@@ -43,7 +43,7 @@ func (tx *Tx) CreateUser(u User) (User, error) {
 	if err := checkPath("path", u.Path); err != nil {
 		return User{}, err
 	}
-	if err := u.Tags.check(); err != nil {
+	if err := u.Tags.check(TaggedUser.foldsKeys()); err != nil {
 		return User{}, err
 	}
 	if tx.exists(bucketUsers, key(u.Name)) {

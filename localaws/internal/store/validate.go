@@ -3,21 +3,43 @@ package store
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"unicode/utf8"
 )
 
-// IAM's input constraints, from the IAM API reference. The store checks them
-// so that nothing IAM would refuse is ever written.
+// pattern is a regular expression of IAM's model: re matches a whole value
+// as IAM does, and text is the model's own spelling, which IAM quotes in
+// its ValidationError ("Member must satisfy regular expression pattern:
+// \u002F[\u0021-\u007F]*"), so that a client sees the words AWS sends.
+type pattern struct {
+	re   *regexp.Regexp
+	text string
+}
+
+// newPattern anchors re; text is the model's spelling of the same pattern.
+func newPattern(re, text string) pattern {
+	return pattern{re: regexp.MustCompile(`^(?:` + re + `)$`), text: text}
+}
+
+// IAM's input constraints, from the IAM API reference (the shapes of its
+// model named in each comment). The store checks them so that nothing IAM
+// would refuse is ever written.
 var (
-	namePattern        = regexp.MustCompile(`^[\w+=,.@-]+$`)
-	pathPattern        = regexp.MustCompile(`^/([\x21-\x7E]*/)?$`)
-	pathPrefixPattern  = regexp.MustCompile(`^/[\x21-\x7F]*$`)
-	descriptionPattern = regexp.MustCompile(`^[\t\n\r\x20-\x7E\x{A1}-\x{FF}]*$`)
-	documentPattern    = regexp.MustCompile(`^[\t\n\r\x20-\x{FF}]+$`)
-	tagKeyPattern      = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]+$`)
-	tagValuePattern    = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
-	thumbprintPattern  = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
+	namePattern = newPattern(`[\w+=,.@-]+`, `[\w+=,.@-]+`) // userNameType, roleNameType, policyNameType
+	// pathPattern is pathType: a path of CreateUser, CreateRole,
+	// CreateGroup, CreateInstanceProfile, and ListEntitiesForPolicy's
+	// PathPrefix.
+	pathPattern = newPattern(`/|/[\x21-\x7E]+/`, `(\u002F)|(\u002F[\u0021-\u007E]+\u002F)`)
+	// pathPrefixPattern is pathPrefixType: the PathPrefix of ListUsers,
+	// ListRoles, ListGroups and ListInstanceProfiles.
+	pathPrefixPattern = newPattern(`/[\x21-\x7F]*`, `\u002F[\u0021-\u007F]*`)
+	// policyPathPattern is policyPathType: CreatePolicy's Path and the
+	// PathPrefix of ListPolicies and ListAttached{User,Role,Group}Policies.
+	policyPathPattern  = newPattern(`(/[A-Za-z0-9.,+@=_-]+)*/`, `((/[A-Za-z0-9\.,\+@=_-]+)*)/`)
+	descriptionPattern = newPattern(`[\t\n\r\x20-\x7E\x{A1}-\x{FF}]*`, `[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*`)
+	documentPattern    = newPattern(`[\t\n\r\x20-\x{FF}]+`, `[\u0009\u000A\u000D\u0020-\u00FF]+`)
+	tagKeyPattern      = newPattern(`[\p{L}\p{Z}\p{N}_.:/=+\-@]+`, `[\p{L}\p{Z}\p{N}_.:/=+\-@]+`)
+	tagValuePattern    = newPattern(`[\p{L}\p{Z}\p{N}_.:/=+\-@]*`, `[\p{L}\p{Z}\p{N}_.:/=+\-@]*`)
+	thumbprintPattern  = newPattern(`[0-9A-Fa-f]{40}`, `[0-9A-Fa-f]{40}`)
 )
 
 // Lengths and quotas of IAM (the default quotas of a new account).
@@ -67,9 +89,9 @@ func checkLength(field, value string, minLen, maxLen int) error {
 	return nil
 }
 
-func checkPattern(field, value string, re *regexp.Regexp) error {
-	if !re.MatchString(value) {
-		return invalid(field, value, "Member must satisfy regular expression pattern: "+strings.Trim(re.String(), "^$"))
+func checkPattern(field, value string, p pattern) error {
+	if !p.re.MatchString(value) {
+		return invalid(field, value, "Member must satisfy regular expression pattern: "+p.text)
 	}
 	return nil
 }
@@ -82,22 +104,56 @@ func checkName(field, name string, maxLen int) error {
 	return checkPattern(field, name, namePattern)
 }
 
+// checkPath checks the path of a user, role, group or instance profile.
 func checkPath(field, path string) error {
+	return checkPathLike(field, path, pathPattern)
+}
+
+// checkPathLike checks a path or path prefix of at most 512 characters
+// against the pattern IAM's model gives the parameter.
+func checkPathLike(field, path string, p pattern) error {
 	if err := checkLength(field, path, 1, maxPathLen); err != nil {
 		return err
 	}
-	return checkPattern(field, path, pathPattern)
+	return checkPattern(field, path, p)
 }
 
-// checkPathPrefix checks the PathPrefix of a List call; "" lists everything.
+// checkPathPrefix checks the PathPrefix of ListUsers, ListRoles, ListGroups
+// or ListInstanceProfiles; "" (none sent) lists everything.
 func checkPathPrefix(prefix string) error {
+	return CheckPathPrefix(prefix, AnyPathPrefix)
+}
+
+// PathPrefixKind is the pattern of IAM's model a List operation's
+// PathPrefix must match: the operations differ.
+type PathPrefixKind int
+
+const (
+	// AnyPathPrefix is pathPrefixType: ListUsers, ListRoles, ListGroups,
+	// ListInstanceProfiles.
+	AnyPathPrefix PathPrefixKind = iota
+	// PolicyPathPrefix is policyPathType: ListPolicies and
+	// ListAttached{User,Role,Group}Policies.
+	PolicyPathPrefix
+	// EntityPathPrefix is pathType: ListEntitiesForPolicy.
+	EntityPathPrefix
+)
+
+// CheckPathPrefix refuses a PathPrefix IAM refuses, with IAM's words; ""
+// (none sent) passes. Handlers check it before they list what is not in
+// the store (AWS managed policies) or filter what they read.
+func CheckPathPrefix(prefix string, kind PathPrefixKind) error {
 	if prefix == "" {
 		return nil
 	}
-	if err := checkLength("pathPrefix", prefix, 1, maxPathLen); err != nil {
-		return err
+	p := pathPrefixPattern
+	switch kind {
+	case PolicyPathPrefix:
+		p = policyPathPattern
+	case EntityPathPrefix:
+		p = pathPattern
 	}
-	return checkPattern("pathPrefix", prefix, pathPrefixPattern)
+	return checkPathLike("pathPrefix", prefix, p)
 }
 
 func checkDescription(description string) error {
