@@ -312,7 +312,7 @@ func (s *Server) lookup(q lookupQuery) (*lookupEventsOutput, *jsonrpc.Error) {
 		return nil, failure
 	}
 	for i := len(page) - 1; i >= 0; i-- { // newest first
-		record, err := json.Marshal(page[i].e)
+		record, err := page[i].e.Record()
 		if err != nil {
 			return nil, failure
 		}

@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,5 +111,46 @@ func TestAuditPolicyOfAWSExampleRecords(t *testing.T) {
 				t.Errorf("policy:\n%s\nwant one statement allowing %v on %s", out.String(), tt.actions, tt.resource)
 			}
 		})
+	}
+}
+
+// TestAuditJSONIsTheRecordsThemselves: --output json gives each record of
+// a CloudTrail file whole, the fields leash does not read included
+// (invokedBy, sharedEventID, additionalEventData of CloudTrail's own), and
+// adds none, so its lines can go on to any tool that reads CloudTrail.
+func TestAuditJSONIsTheRecordsThemselves(t *testing.T) {
+	const fixture = "testdata/iam-user-guide-trail"
+	raw, err := os.ReadFile(filepath.Join(fixture, "records.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct{ Records []map[string]any }
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	// Records compared as JSON values, in any order: two of AWS's examples
+	// share an eventID.
+	canonical := func(r any) string { b, _ := json.Marshal(r); return string(b) }
+	want := map[string]int{}
+	for _, r := range file.Records {
+		want[canonical(r)]++
+	}
+	var out, errOut bytes.Buffer
+	if status := Run(context.Background(), []string{"audit", "--trail-dir", fixture, "--output", "json"}, nil, &out, &errOut); status != ExitOK {
+		t.Fatalf("status %d; stderr: %s", status, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(file.Records) {
+		t.Fatalf("%d lines for %d records:\n%s", len(lines), len(file.Records), out.String())
+	}
+	for _, line := range lines {
+		var got map[string]any
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("line is not a record: %v\n%s", err, line)
+		}
+		if want[canonical(got)] == 0 {
+			t.Errorf("record is not one of the file's, or was given twice:\n%s", line)
+		}
+		want[canonical(got)]--
 	}
 }

@@ -1,7 +1,6 @@
 package cloudtrail
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -23,7 +22,9 @@ const tableWait = time.Second
 
 // Printer writes records as a table or as JSON lines.
 type Printer struct {
-	json  *json.Encoder
+	// json writes each record as a line of JSON to out.
+	json  bool
+	out   io.Writer
 	table *tabwriter.Writer
 	// held counts the rows the table holds back; the first of them came
 	// at first, so that the time before a source's first record (reading
@@ -38,7 +39,7 @@ type Printer struct {
 func NewPrinter(w io.Writer, format string) (*Printer, error) {
 	switch format {
 	case "json":
-		return &Printer{json: json.NewEncoder(w)}, nil
+		return &Printer{json: true, out: w}, nil
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		_, err := fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSESSION ISSUED\tACTION\tRESOURCE\tSOURCE IP\tUSER AGENT\tERROR\tDECISION")
@@ -53,8 +54,13 @@ func NewPrinter(w io.Writer, format string) (*Printer, error) {
 // agent must not start a forged row, nor a tab shift a column, nor an escape
 // sequence hide the rest of the line.
 func (p *Printer) Print(e *audit.Event) error {
-	if p.json != nil {
-		return p.json.Encode(e)
+	if p.json {
+		record, err := e.Record()
+		if err != nil {
+			return err
+		}
+		_, err = p.out.Write(append(record, '\n'))
+		return err
 	}
 	issued := "-"
 	if sc := e.UserIdentity.SessionContext; sc != nil && !sc.Attributes.CreationDate.IsZero() {

@@ -5,6 +5,7 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,6 +51,29 @@ type Event struct {
 	ManagementEvent  bool       `json:"managementEvent"`
 	RecipientAccount string     `json:"recipientAccountId,omitempty"`
 	EventCategory    string     `json:"eventCategory"`
+
+	// raw is the record as it was read, every field of it, those Event
+	// does not hold included (CloudTrail's invokedBy, sharedEventID,
+	// tlsDetails...): what Record gives back.
+	raw json.RawMessage
+}
+
+// Record is the event as CloudTrail JSON on one line: the record as it was
+// read, whole and unchanged but for white space, or for an event built in
+// memory its encoding.
+func (e *Event) Record() ([]byte, error) {
+	if e.raw != nil {
+		var b bytes.Buffer
+		if err := json.Compact(&b, e.raw); err != nil {
+			return nil, fmt.Errorf("encode audit event: %w", err)
+		}
+		return b.Bytes(), nil
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode audit event: %w", err)
+	}
+	return b, nil
 }
 
 // AdditionalData is leash local's additionalEventData. Records of
@@ -106,6 +130,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*e = Event(rec.plain)
+	e.raw = append(json.RawMessage(nil), b...)
 	if (rec.LegacyResource != "" || rec.LegacyDecision != "") && e.AdditionalEventData == nil {
 		e.AdditionalEventData = &AdditionalData{Decision: rec.LegacyDecision, AuthorizedResource: rec.LegacyResource}
 	}
