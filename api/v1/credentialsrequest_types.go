@@ -76,6 +76,11 @@ const (
 	// with spec.providerSpec.stsIAMRoleARN set, and status.mode shows it as
 	// Manual, the documented mode, with the role as status.principal.
 	ModeSTS CredentialsMode = "STS"
+	// ModeBroker means leash makes a role that only its credential broker
+	// may assume, and pods get short-lived sessions of it from the broker
+	// over the AWS container credentials protocol: no Secret is written and
+	// no OIDC issuer needs to be reachable from AWS.
+	ModeBroker CredentialsMode = "Broker"
 	// ModeIgnored is the status.mode of a request for another cloud, which
 	// leash leaves to that cloud's credentials operator.
 	ModeIgnored CredentialsMode = "Ignored"
