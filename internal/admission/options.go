@@ -35,7 +35,8 @@ type Options struct {
 	// NodeRoleOnly is what the role may grant (nil: ec2:Describe*).
 	NodeRole     []policy.Named
 	NodeRoleOnly []string
-	// Wiring is the operator's mode and token audience.
+	// Wiring is the operator's mode and token audience (which the operator
+	// sets), and the broker agent of Broker-mode pods (--broker-url ...).
 	Wiring Wiring
 	// Requests is what the CredentialsRequest webhook judges requests by:
 	// the operator's mode and root Secret, its own Secrets and the
@@ -56,6 +57,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RefuseAt < analyze.Info || o.RefuseAt > analyze.Critical {
 		return fmt.Errorf("--webhook-refuse-at: %d is no severity; use info, low, medium, high or critical", o.RefuseAt)
+	}
+	if o.Wiring.Agent != nil {
+		return o.Wiring.Agent.Validate()
 	}
 	return nil
 }

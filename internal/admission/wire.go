@@ -41,6 +41,9 @@ const (
 type Wiring struct {
 	Mode     leashv1.CredentialsMode
 	Audience string
+	// Agent runs the broker agent in Broker-mode pods; nil when the
+	// operator serves no broker, and such pods are refused.
+	Agent *Agent
 }
 
 // Pod is what the mutation reads and changes: a pod's (or pod template's)
@@ -58,7 +61,9 @@ type Pod struct {
 // (not under the metadata profile, declared on the pod or in
 // saAnnotations, the annotations of its ServiceAccount) and
 // AWS_STS_REGIONAL_ENDPOINTS=regional; for a request in STS mode, the
-// projected token its credentials file names. A volume the pod already has
+// projected token its credentials file names. A request in Broker mode
+// gets no Secret: its containers get the broker's variables and token and
+// the pod the broker agent (see broker). A volume the pod already has
 // for the Secret (or the token) is reused rather than doubled, and a
 // variable or mount the pod sets otherwise is kept and listed, so that
 // validation judges the pod as it is. Wiring a wired pod changes nothing.
@@ -85,17 +90,20 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 		return Pod{}, nil, fmt.Errorf("CredentialsRequest %s/%s: %w", req.Namespace, req.Name, err)
 	}
 	w := &wiring{pod: Pod{Annotations: copyMap(p.Annotations), Spec: *p.Spec.DeepCopy()}}
+	if mode == leashv1.ModeBroker {
+		if err := w.broker(p, saAnnotations, req, o, wires); err != nil {
+			return Pod{}, nil, err
+		}
+		return w.finish(req)
+	}
 	secret := req.Spec.SecretRef.Name
 	vol, key, err := w.secretVolume(secret)
 	if err != nil {
 		return Pod{}, nil, err
 	}
-	w.key = key
+	w.file = followed{env: "AWS_SHARED_CREDENTIALS_FILE", volume: vol, key: key}
 	env := []corev1.EnvVar{{Name: "AWS_SHARED_CREDENTIALS_FILE", Value: path.Join(CredentialsDir, key)}}
-	if !workload.DeclaresMetadata(p.Annotations, saAnnotations) {
-		env = append(env, corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: "true"})
-	}
-	env = append(env, corev1.EnvVar{Name: "AWS_STS_REGIONAL_ENDPOINTS", Value: "regional"})
+	env = append(env, imdsEnv(p.Annotations, saAnnotations)...)
 	mounts := []corev1.VolumeMount{{Name: vol, MountPath: CredentialsDir, ReadOnly: true}}
 	if mode == leashv1.ModeSTS {
 		tokenPath := req.Spec.CloudTokenPath
@@ -106,14 +114,32 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 		if audience == "" {
 			audience = oidcissuer.DefaultAudience
 		}
-		tvol, err := w.tokenVolume(tokenPath, audience)
+		tvol, _, err := w.tokenVolume(TokenVolume, tokenPath, audience)
 		if err != nil {
 			return Pod{}, nil, err
 		}
 		mounts = append(mounts, corev1.VolumeMount{Name: tvol, MountPath: path.Dir(tokenPath), ReadOnly: true})
 	}
+	w.containers(wires, mounts, env)
+	return w.finish(req)
+}
+
+// imdsEnv are the variables every wired container gets beside its
+// credentials: IMDS off (not under the metadata profile, declared on the
+// pod or in saAnnotations, its ServiceAccount's), and STS's regional
+// endpoint.
+func imdsEnv(pod, saAnnotations map[string]string) []corev1.EnvVar {
+	var env []corev1.EnvVar
+	if !workload.DeclaresMetadata(pod, saAnnotations) {
+		env = append(env, corev1.EnvVar{Name: "AWS_EC2_METADATA_DISABLED", Value: "true"})
+	}
+	return append(env, corev1.EnvVar{Name: "AWS_STS_REGIONAL_ENDPOINTS", Value: "regional"})
+}
+
+// containers wires the init and regular containers of wires.
+func (w *wiring) containers(wires workload.Wired, mounts []corev1.VolumeMount, env []corev1.EnvVar) {
 	for i, c := range w.pod.Spec.InitContainers {
-		if wires.Has(c.Name) {
+		if wires.Has(c.Name) && !w.isAgent(c) {
 			w.container(&w.pod.Spec.InitContainers[i], mounts, env)
 		}
 	}
@@ -122,6 +148,11 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 			w.container(&w.pod.Spec.Containers[i], mounts, env)
 		}
 	}
+}
+
+// finish says in the pod's annotations which request was wired and what
+// was kept.
+func (w *wiring) finish(req *leashv1.CredentialsRequest) (Pod, []string, error) {
 	if w.pod.Annotations == nil {
 		w.pod.Annotations = map[string]string{}
 	}
@@ -137,9 +168,15 @@ func Wire(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsReques
 type wiring struct {
 	pod  Pod
 	kept []string
-	// key is where the credentials file is inside the Secret's volume.
-	key string
+	// file is the variable that names a file of a volume the mutation
+	// mounts, which follows the pod's own mount of that volume.
+	file followed
+	// agent is the broker agent a Broker-mode pod gets; nil otherwise.
+	agent *corev1.Container
 }
+
+// followed is a variable naming the file key of volume.
+type followed struct{ env, volume, key string }
 
 // secretVolume is the name of the pod's volume of the Secret, added when
 // the pod has none, and the path of the credentials file inside it.
@@ -165,12 +202,12 @@ func (w *wiring) secretVolume(secret string) (name, key string, err error) {
 }
 
 // tokenVolume is the name of the pod's projected volume with a service
-// account token for audience at base(tokenPath), added when it has none.
-// A TokenVolume the pod already has for another audience (wired when the
-// operator trusted another) is kept and listed as volume/NAME, for
-// validation to judge (LEASH-WL-005); the pod's other token volumes are
-// its own business.
-func (w *wiring) tokenVolume(tokenPath, audience string) (string, error) {
+// account token for audience at base(tokenPath), added as volume name when
+// it has none, and the token's file in it. A volume name the pod already
+// has for another audience (wired when the operator trusted another) is
+// kept and listed as volume/NAME, for validation to judge (LEASH-WL-005,
+// LEASH-WL-015); the pod's other token volumes are its own business.
+func (w *wiring) tokenVolume(name, tokenPath, audience string) (string, string, error) {
 	for _, v := range w.pod.Spec.Volumes {
 		if v.Projected == nil {
 			continue
@@ -181,23 +218,23 @@ func (w *wiring) tokenVolume(tokenPath, audience string) (string, error) {
 				continue
 			}
 			if t.Audience == audience {
-				return v.Name, nil
+				return v.Name, t.Path, nil
 			}
-			if v.Name == TokenVolume {
+			if v.Name == name {
 				w.kept = append(w.kept, "volume/"+v.Name)
-				return v.Name, nil
+				return v.Name, t.Path, nil
 			}
 		}
 	}
-	if err := w.freeVolume(TokenVolume); err != nil {
-		return "", err
+	if err := w.freeVolume(name); err != nil {
+		return "", "", err
 	}
 	seconds := int64(TokenExpirationSeconds)
-	w.pod.Spec.Volumes = append(w.pod.Spec.Volumes, corev1.Volume{Name: TokenVolume,
+	w.pod.Spec.Volumes = append(w.pod.Spec.Volumes, corev1.Volume{Name: name,
 		VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{
 			ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: audience, ExpirationSeconds: &seconds, Path: path.Base(tokenPath)},
 		}}}}})
-	return TokenVolume, nil
+	return name, path.Base(tokenPath), nil
 }
 
 // freeVolume refuses a pod whose own volume already has a name the
@@ -212,14 +249,14 @@ func (w *wiring) freeVolume(name string) error {
 }
 
 // container adds the mounts and variables c lacks. A mount of the same
-// volume is reused (the credentials file follows it); a mount of another
+// volume is reused (the file variable, w.file, follows it); a mount of another
 // volume at the same path, or a variable of the same name with another
 // value, is kept and listed.
 func (w *wiring) container(c *corev1.Container, mounts []corev1.VolumeMount, env []corev1.EnvVar) {
 	fileDir := ""
 	for _, m := range mounts {
 		if at, ok := mountOf(c, m.Name); ok {
-			if m.Name == mounts[0].Name {
+			if m.Name == w.file.volume {
 				fileDir = at
 			}
 			continue
@@ -231,8 +268,8 @@ func (w *wiring) container(c *corev1.Container, mounts []corev1.VolumeMount, env
 		c.VolumeMounts = append(c.VolumeMounts, m)
 	}
 	for _, e := range env {
-		if e.Name == "AWS_SHARED_CREDENTIALS_FILE" && fileDir != "" {
-			e.Value = path.Join(fileDir, w.key)
+		if e.Name == w.file.env && fileDir != "" {
+			e.Value = path.Join(fileDir, w.file.key)
 		}
 		if cur, ok := workload.LastEnv(*c, e.Name); ok {
 			if cur.ValueFrom != nil || cur.Value != e.Value {

@@ -12,7 +12,14 @@ import (
 // names no usable request, or containers it does not have, is left as it
 // is: CheckPod reports it (LEASH-WL-012, LEASH-WL-014), as admission
 // refuses it.
+//
+// Without o.Agent (leash check workload knows no broker), a Broker-mode pod
+// is wired with a stand-in agent: the agent's image and upstream change
+// nothing the checks judge, which read the pod's variables and token.
 func WireSet(s *workload.Set, o Wiring) error {
+	if o.Agent == nil {
+		o.Agent = &Agent{Image: "leash", Upstream: "https://leash-broker.leash-system.svc:8443"}
+	}
 	for i, p := range s.Pods {
 		n, ok, problem := workload.NamedRequest(s, p)
 		if _, f := workload.WiredContainers(p); !ok || problem != nil || f != nil {

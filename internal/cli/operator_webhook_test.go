@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +22,13 @@ func TestOperatorWebhookFlagsRefuseBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A CA certificate: the one every httptest TLS server serves.
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -28,6 +38,11 @@ func TestOperatorWebhookFlagsRefuseBadInput(t *testing.T) {
 		{"a severity that is none", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--webhook-refuse-at", "severe"}, "--webhook-refuse-at"},
 		{"a node role policy that is not JSON", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--node-role-policy", bad}, "--node-role-policy"},
 		{"an allow-list pattern no action matches", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--node-role-only", "ec2:Descrbe*"}, "--node-role-only"},
+		{"a broker URL that is not https", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--broker-url", "http://leash-broker.leash-system.svc:8080", "--broker-ca-file", ca, "--broker-agent-image", "leash:1"}, `--broker-url "http://leash-broker.leash-system.svc:8080": give the broker Service's https base URL`},
+		{"a broker CA file that is no certificate", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--broker-url", "https://leash-broker.leash-system.svc:8443", "--broker-ca-file", bad, "--broker-agent-image", "leash:1"}, "--broker-ca-file: holds no PEM certificate"},
+		{"a broker URL with no agent image", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--broker-url", "https://leash-broker.leash-system.svc:8443", "--broker-ca-file", ca}, "--broker-agent-image is required"},
+		{"a broker URL with no CA", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--broker-url", "https://leash-broker.leash-system.svc:8443", "--broker-agent-image", "leash:1"}, "--broker-ca-file is required"},
+		{"a broker CA with no URL", []string{"--webhook-port", "9443", "--webhook-cert-dir", ".", "--broker-ca-file", bad}, "--broker-url: is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

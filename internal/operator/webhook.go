@@ -27,7 +27,7 @@ func webhookCache(opts *cache.Options) {
 // as the reconciler does.
 func registerWebhook(mgr manager.Manager, o Options) error {
 	w := *o.Webhook
-	w.Wiring = admission.Wiring{Mode: o.Config.Mode, Audience: o.Config.Audience}
+	w.Wiring.Mode, w.Wiring.Audience = o.Config.Mode, o.Config.Audience
 	if w.Wiring.Audience == "" {
 		w.Wiring.Audience = DefaultAudience
 	}
