@@ -54,10 +54,16 @@ func (a *Agent) Validate() error {
 // (an init container that restarts, Kubernetes 1.29 and later), first of
 // its init containers so that the others can call it. No Secret is
 // mounted: the broker hands out sessions, and leash writes no Secret for
-// the request.
+// the request. A pod in the host's network is refused.
 func (w *wiring) broker(p Pod, saAnnotations map[string]string, req *leashv1.CredentialsRequest, o Wiring, wires workload.Wired) error {
 	if o.Agent == nil {
 		return fmt.Errorf("CredentialsRequest %s/%s is in Broker mode, and the operator serves no broker agent: give the operator --broker-url, --broker-ca-file and --broker-agent-image, or give the request another mode", req.Namespace, req.Name)
+	}
+	if p.Spec.HostNetwork {
+		// The agent's loopback would be the node's: shared by every
+		// host-network pod there, one of which would take the port and
+		// the others' tokens.
+		return fmt.Errorf("CredentialsRequest %s/%s is in Broker mode, and the pod runs in the host's network, where the broker agent's loopback port %d is the node's, shared with every host-network pod on it; give the request another mode (leash.dev/mode: Mint or STS) for a host-network pod", req.Namespace, req.Name, broker.AgentPort)
 	}
 	w.agent = agentContainer(*o.Agent)
 	if err := w.addAgent(); err != nil {

@@ -196,6 +196,7 @@ func TestWireBrokerRefuses(t *testing.T) {
 		want   string
 	}{
 		{"an operator that serves no broker agent", pod(func(*corev1.PodSpec) {}), Wiring{}, "serves no broker agent: give the operator --broker-url"},
+		{"a pod in the host's network, whose loopback is the node's", pod(func(s *corev1.PodSpec) { s.HostNetwork = true }), brokerWiring(), "runs in the host's network"},
 		{"a pod's own container named as the agent", pod(func(s *corev1.PodSpec) { s.Containers = append(s.Containers, container(AgentContainer)) }), brokerWiring(), "rename that container"},
 		{"a pod's own init container named as the agent, another image", pod(func(s *corev1.PodSpec) { s.InitContainers = []corev1.Container{container(AgentContainer)} }), brokerWiring(), "rename that container"},
 		{"a pod's own volume named as the broker's token", pod(func(s *corev1.PodSpec) {
@@ -209,5 +210,27 @@ func TestWireBrokerRefuses(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestWireSetBrokerThenCheck pins that leash check workload judges a pod
+// naming a Broker-mode request as admission stores it: wired (with a
+// stand-in agent, since the check knows no broker), it has no finding.
+func TestWireSetBrokerThenCheck(t *testing.T) {
+	m := strings.Replace(setRequests, "metadata: {name: app, namespace: apps}", "metadata: {name: app, namespace: apps, annotations: {leash.dev/mode: Broker}}", 1) +
+		deployment("{leash.dev/credentials: app}", "")
+	s, err := workload.Parse("m.yaml", []byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WireSet(s, Wiring{Mode: leashv1.ModeManual}); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Pods[0]
+	if len(p.Spec.InitContainers) != 2 || p.Spec.InitContainers[0].Name != AgentContainer {
+		t.Fatalf("init containers %+v, want the agent then init", p.Spec.InitContainers)
+	}
+	if fs := workload.CheckPod(s, p); len(fs) != 0 {
+		t.Errorf("findings on the wired pod: %v", fs)
 	}
 }

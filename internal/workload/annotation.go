@@ -152,14 +152,15 @@ func podServiceAccount(p Pod) string {
 // ReceivesLeash says whether a leash credential reaches the pod: it names
 // a request with leash.dev/credentials (on it or its ServiceAccount), or it
 // takes credentials from a Secret a CredentialsRequest of the Set writes
-// (or one labelled as written by leash). Admission judges these pods and
+// (or one labelled as written by leash), or from leash's credential broker
+// (its token or its agent). Admission judges these pods and
 // leaves the others alone.
 func ReceivesLeash(s *Set, p Pod) bool {
 	if _, ok, _ := NamedRequest(s, p); ok {
 		return true
 	}
 	for _, c := range credentials(s, p) {
-		if c.req != nil {
+		if c.req != nil || c.broker {
 			return true
 		}
 		if sec := s.secret(p.Namespace, c.secret); sec != nil && sec.Labels[leashv1.LabelCredentialsRequest] == "true" {

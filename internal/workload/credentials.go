@@ -51,9 +51,13 @@ type credential struct {
 	// volume or a token.
 	drop string
 	req  *leashv1.CredentialsRequest // the request that writes it, if any
+	// broker marks the credentials of leash's credential broker (see
+	// brokerCredentials).
+	broker bool
 }
 
-// credentials finds every way AWS credentials reach the pod. A Secret is
+// credentials finds every way AWS credentials reach the pod, the broker's
+// among them (brokerCredentials). A Secret is
 // credentials when a CredentialsRequest writes it, when a container's
 // AWS_SHARED_CREDENTIALS_FILE points into its mount, when a credential
 // variable takes a key of it, or when the Secret (if in the manifests)
@@ -121,7 +125,7 @@ func credentials(s *Set, p Pod) []credential {
 			out = append(out, cred)
 		}
 	}
-	return out
+	return append(out, brokerCredentials(p)...)
 }
 
 // secretCredential is a Secret of the pod's namespace with the request

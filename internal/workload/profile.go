@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/analyze"
+	"leash.dev/leash/internal/broker"
 	"leash.dev/leash/internal/inputerr"
 )
 
@@ -146,8 +147,12 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 	mounts := mountedCredentials(p, creds)
 	for _, c := range judged(p, creds) {
 		at := c.at
+		// A container wired to the broker gets its credentials from it
+		// (the container provider comes before IMDS in the SDK's chain):
+		// its two variables are its source, as the file is the others'.
+		viaBroker := callsBroker(p, c)
 		file, ok := envValue(c.Container, "AWS_SHARED_CREDENTIALS_FILE")
-		if want := mounts[c.Name]; want.empty() || !ok || !want.holds(path.Clean(file)) {
+		if want := mounts[c.Name]; !viaBroker && (want.empty() || !ok || !want.holds(path.Clean(file))) {
 			fix := "mount the credentials Secret in the container and set AWS_SHARED_CREDENTIALS_FILE to its credentials file"
 			if !want.empty() {
 				fix = "set AWS_SHARED_CREDENTIALS_FILE to " + want.suggestion()
@@ -157,7 +162,8 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 				fix)
 		}
 		for ei, e := range c.Env {
-			if e.Name == "AWS_SHARED_CREDENTIALS_FILE" || !isOtherCredentialEnv(e.Name) {
+			if e.Name == "AWS_SHARED_CREDENTIALS_FILE" || !isOtherCredentialEnv(e.Name) ||
+				viaBroker && (e.Name == broker.EnvFullURI || e.Name == broker.EnvTokenFile) {
 				continue
 			}
 			add(idProfileOtherCred, analyze.High, fmt.Sprintf("%s.env[%d]", at, ei),

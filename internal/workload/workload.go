@@ -292,7 +292,9 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 	if profile {
 		// The metadata profile's checks take the place of WL-001, -002,
 		// -003, -006 and -007 (see profile.go); the token's stay.
-		return append(out, append(checkProfile(s, p, creds), checkTokens(s, p, creds)...)...)
+		out = append(out, checkProfile(s, p, creds)...)
+		out = append(out, checkBroker(p, judged(p, creds))...)
+		return append(out, checkTokens(s, p, creds)...)
 	}
 	if p.Spec.HostNetwork {
 		add("LEASH-WL-001", analyze.Critical, ".hostNetwork",
@@ -314,6 +316,7 @@ func CheckPod(s *Set, p Pod) []analyze.Finding {
 				"set AWS_SHARED_CREDENTIALS_FILE to "+want.suggestion())
 		}
 	}
+	out = append(out, checkBroker(p, judged(p, creds))...)
 	out = append(out, checkTokens(s, p, creds)...)
 	switch {
 	case p.Spec.HostNetwork:
