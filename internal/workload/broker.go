@@ -5,9 +5,7 @@ import (
 	"path"
 
 	"leash.dev/leash/analyze"
-	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/broker"
-	"leash.dev/leash/internal/reqmode"
 )
 
 // idBroker is the finding of a container wired to leash's credential
@@ -43,21 +41,6 @@ func brokerCredentials(p Pod) []credential {
 		}
 	}
 	return out
-}
-
-// isBroker says whether the request is in Broker mode, as the operator
-// takes it (reqmode).
-func (s *Set) isBroker(r *leashv1.CredentialsRequest) bool {
-	spec, err := reqmode.Spec(r)
-	if err != nil {
-		return false
-	}
-	cluster := s.Mode
-	if cluster == "" {
-		cluster = leashv1.ModeManual
-	}
-	mode, err := reqmode.Of(r, spec, cluster)
-	return err == nil && mode == leashv1.ModeBroker
 }
 
 // brokerTokens are the files of the broker's tokens container c mounts:

@@ -110,7 +110,7 @@ func (a *Agent) forward(w http.ResponseWriter, r *http.Request) {
 	resp, cancel, err := a.call(r)
 	if err == nil {
 		err = a.stream(w, resp)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		cancel()
 		if err != nil {
 			a.log.Error("broker answer cut short", "error", err)

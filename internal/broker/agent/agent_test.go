@@ -77,7 +77,7 @@ func get(t *testing.T, url, authorization string) (*http.Response, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
 	return resp, string(body)
 }
@@ -138,7 +138,7 @@ func TestRetriesOnceWhenTheBrokerClosesTheConnection(t *testing.T) {
 				if calls.Add(1) <= tt.closeFirst {
 					conn, _, err := w.(http.Hijacker).Hijack()
 					if err == nil {
-						conn.Close()
+						_ = conn.Close()
 					}
 					return
 				}
@@ -235,7 +235,7 @@ func TestHealthAndOtherPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode != tt.want {
 				t.Errorf("status %d, want %d", resp.StatusCode, tt.want)
 			}
@@ -297,14 +297,14 @@ func TestRunServesUntilTheContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	ln.Close()
+	_ = ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, Options{Listen: addr, Upstream: upstream.URL, CA: caOf(upstream)}, nil) }()
 	var resp *http.Response
 	for i := 0; i < 100; i++ {
 		if resp, err = http.Get("http://" + addr + HealthPath); err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
