@@ -12,15 +12,19 @@ import (
 
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/broker"
+	"leash.dev/leash/internal/broker/agent"
 	"leash.dev/leash/internal/workload"
 )
 
 // AgentContainer is the name of the broker agent's native sidecar.
 const AgentContainer = "leash-broker-agent"
 
-// AgentCommand runs the agent in the operator's image, whose entrypoint
-// is the operator.
-var AgentCommand = []string{"/leash", "broker-agent"}
+// agentBinary and agentSubcommand run the agent in the operator's image,
+// whose entrypoint is the operator.
+const (
+	agentBinary     = "/leash"
+	agentSubcommand = "broker-agent"
+)
 
 // Agent is what a Broker-mode pod's agent is run with: the operator's own
 // image (--broker-agent-image), the broker Service's https URL
@@ -122,9 +126,9 @@ func agentContainer(a Agent) *corev1.Container {
 	return &corev1.Container{
 		Name:    AgentContainer,
 		Image:   a.Image,
-		Command: AgentCommand,
+		Command: []string{agentBinary, agentSubcommand},
 		Args: []string{
-			"--listen=" + agentListen,
+			"--listen=" + agent.DefaultListen,
 			"--upstream=" + a.Upstream,
 			"--upstream-ca=" + base64.StdEncoding.EncodeToString(a.CA),
 		},
@@ -143,6 +147,3 @@ func agentContainer(a Agent) *corev1.Container {
 		},
 	}
 }
-
-// agentListen is the agent's address, broker.AgentURL's.
-var agentListen = fmt.Sprintf("127.0.0.1:%d", broker.AgentPort)

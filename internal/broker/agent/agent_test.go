@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -271,6 +272,11 @@ func TestOptionsRefused(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the default listen address is the one admission gives the SDKs", func(t *testing.T) {
+		if want := "http://" + DefaultListen + broker.CredentialsPath; broker.AgentURL != want || DefaultListen != "127.0.0.1:"+strconv.Itoa(broker.AgentPort) {
+			t.Errorf("DefaultListen %s, broker.AgentURL %s", DefaultListen, broker.AgentURL)
+		}
+	})
 	t.Run("loopback addresses, IPv4 and IPv6, are accepted", func(t *testing.T) {
 		for _, l := range []string{DefaultListen, "127.0.0.2:9911", "[::1]:9911"} {
 			if _, err := New(Options{Listen: l, Upstream: upstream.URL, CA: ca}, nil); err != nil {

@@ -7,15 +7,15 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"time"
 
 	"leash.dev/leash/internal/broker"
 	"leash.dev/leash/internal/inputerr"
 )
 
-// DefaultListen is where the agent listens: broker.AgentURL's address.
-var DefaultListen = "127.0.0.1:" + strconv.Itoa(broker.AgentPort)
+// DefaultListen is where the agent listens: broker.AgentURL's address
+// (a test keeps the two in step).
+const DefaultListen = "127.0.0.1:9911"
 
 // DefaultTimeout bounds each call to the broker. The AWS SDKs give the
 // container credentials provider a few seconds in all; an agent that waited
