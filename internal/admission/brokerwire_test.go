@@ -234,3 +234,32 @@ func TestWireSetBrokerThenCheck(t *testing.T) {
 		t.Errorf("findings on the wired pod: %v", fs)
 	}
 }
+
+// TestWireSetBrokerUnderTheMetadataProfile pins that a Broker-mode pod
+// that keeps IMDS (metadata profile, node role given) is judged by the
+// profile's rules: its containers' credentials come from the broker, not
+// a file (no LEASH-WL-009, and the agent's variables are no LEASH-WL-010),
+// and the agent, whose SDK has IMDS off, is asked for no file.
+func TestWireSetBrokerUnderTheMetadataProfile(t *testing.T) {
+	m := strings.Replace(setRequests, "metadata: {name: app, namespace: apps}", "metadata: {name: app, namespace: apps, annotations: {leash.dev/mode: Broker}}", 1) +
+		deployment("{leash.dev/credentials: app, leash.dev/imds: metadata}", "")
+	s, err := workload.Parse("m.yaml", []byte(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.NodeRole = exampleNodeRole(t)
+	if err := WireSet(s, Wiring{Mode: leashv1.ModeManual}); err != nil {
+		t.Fatal(err)
+	}
+	if fs := workload.CheckPod(s, s.Pods[0]); len(fs) != 0 {
+		t.Errorf("findings on the wired pod: %v", fs)
+	}
+	// Without the broker's token, the profile's file rule holds again.
+	s.Pods[0].Spec.Volumes = nil
+	for i := range s.Pods[0].Spec.Containers {
+		s.Pods[0].Spec.Containers[i].VolumeMounts = nil
+	}
+	if got := ids(workload.CheckPod(s, s.Pods[0])); !strings.Contains(got, "LEASH-WL-009") {
+		t.Errorf("findings %s on the pod without the broker's token, want LEASH-WL-009", got)
+	}
+}

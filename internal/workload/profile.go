@@ -150,9 +150,12 @@ func checkProfile(s *Set, p Pod, creds []credential) []analyze.Finding {
 		// A container wired to the broker gets its credentials from it
 		// (the container provider comes before IMDS in the SDK's chain):
 		// its two variables are its source, as the file is the others'.
+		// One whose SDK has IMDS off (the broker agent, which calls no AWS
+		// API) does not fall back to the node's role without a file.
 		viaBroker := callsBroker(p, c)
+		imdsOff, _ := envValue(c.Container, "AWS_EC2_METADATA_DISABLED")
 		file, ok := envValue(c.Container, "AWS_SHARED_CREDENTIALS_FILE")
-		if want := mounts[c.Name]; !viaBroker && (want.empty() || !ok || !want.holds(path.Clean(file))) {
+		if want := mounts[c.Name]; !viaBroker && !strings.EqualFold(imdsOff, "true") && (want.empty() || !ok || !want.holds(path.Clean(file))) {
 			fix := "mount the credentials Secret in the container and set AWS_SHARED_CREDENTIALS_FILE to its credentials file"
 			if !want.empty() {
 				fix = "set AWS_SHARED_CREDENTIALS_FILE to " + want.suggestion()
