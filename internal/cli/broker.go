@@ -96,7 +96,7 @@ on a loopback address; anywhere else give --tls-cert-file and --tls-key-file.`),
 	f.StringVar(&endpoint, "endpoint", "", "`URL` of leash local to call STS at, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
 	f.StringVar(&region, "region", "", "AWS `REGION` of the STS endpoint (default: $AWS_REGION, else us-east-1)")
 	f.StringVar(&o.ClusterName, "cluster-name", "leash", "`NAME` in every session's leash-cluster tag (e.g. --cluster-name prod)")
-	f.DurationVar(&o.SessionDuration, "session-duration", broker.DefaultSessionDuration, "length of each session, 15m to the role's maximum session duration (e.g. --session-duration 30m)")
+	f.DurationVar(&o.SessionDuration, "session-duration", broker.DefaultSessionDuration, "`DURATION` of each session, 15m to the role's maximum session duration (e.g. --session-duration 30m)")
 	return cmd
 }
 
