@@ -79,7 +79,7 @@ func (r *reviewer) review(ctx context.Context, token string) (identity, *refusal
 	v, _, _ := r.flight.Do(hex.EncodeToString(key[:]), func() (any, error) {
 		id, ref := r.ask(ctx, token)
 		if ref == nil {
-			r.remember(key, id, tokenExpiry(token))
+			r.remember(key, id, tokenClaims(token).exp)
 		}
 		return reviewAnswer{id, ref}, nil
 	})

@@ -227,10 +227,10 @@ func (b *Broker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// credentials is the answer the AWS SDKs' container credentials provider
+// containerCredentials is the answer the AWS SDKs' container credentials provider
 // reads.
 // https://docs.aws.amazon.com/sdkref/latest/guide/feature-container-credentials.html
-type credentials struct {
+type containerCredentials struct {
 	AccessKeyID     string `json:"AccessKeyId"`
 	SecretAccessKey string `json:"SecretAccessKey"`
 	Token           string `json:"Token"`
@@ -245,6 +245,8 @@ func (b *Broker) serveCredentials(w http.ResponseWriter, r *http.Request) {
 		attrs := []any{"code", ref.code, "reason", ref.message, "remote", r.RemoteAddr}
 		if id.PodName != "" {
 			attrs = append(attrs, "pod", id.pod(), "serviceAccount", id.ServiceAccount)
+		} else if c := tokenClaims(bearer(r.Header.Get("Authorization"))); c.pod != "" {
+			attrs = append(attrs, "claimedPod", c.pod) // unverified: the token was refused
 		}
 		if req != "" {
 			attrs = append(attrs, "request", req)
@@ -253,7 +255,7 @@ func (b *Broker) serveCredentials(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, ref)
 		return
 	}
-	writeJSON(w, http.StatusOK, credentials{
+	writeJSON(w, http.StatusOK, containerCredentials{
 		AccessKeyID:     sess.AccessKeyID,
 		SecretAccessKey: sess.SecretAccessKey,
 		Token:           sess.Token,
