@@ -107,7 +107,7 @@ func TestBroker(t *testing.T) {
 		before := b.reviews.Load()
 		first, second := b.fetch(t, token), b.fetch(t, "Bearer "+token)
 		if first.status != http.StatusOK || second.status != http.StatusOK {
-			t.Fatalf("fetches: %d %s, %d %s", first.status, first.body, second.status, second.body)
+			t.Fatalf("fetches: %v; %v", first, second)
 		}
 		if first.creds.AccessKeyID != second.creds.AccessKeyID {
 			t.Errorf("second fetch got another session")
@@ -151,7 +151,7 @@ func TestBroker(t *testing.T) {
 		first := b.fetch(t, token)
 		exp, err := time.Parse(time.RFC3339, first.creds.Expiration)
 		if err != nil || first.status != http.StatusOK {
-			t.Fatalf("first fetch %d %s: %v", first.status, first.body, err)
+			t.Fatalf("first fetch %v: %v", first, err)
 		}
 		if left := time.Until(exp); left < 55*time.Minute || left > time.Hour+time.Minute {
 			t.Errorf("session expires in %v, want an hour (--session-duration's default)", left)
@@ -164,7 +164,7 @@ func TestBroker(t *testing.T) {
 		b.offset.Store(int64(time.Until(exp) - 14*time.Minute)) // 14 minutes left
 		second := b.fetch(t, token)
 		if second.status != http.StatusOK || second.creds.AccessKeyID == first.creds.AccessKeyID {
-			t.Errorf("with 14 minutes left: status %d %s; want a new session", second.status, second.body)
+			t.Errorf("with 14 minutes left: %v; want a new session", second)
 		}
 		if n := len(w.assumedFor(t, "refresh-1")); n != 2 {
 			t.Errorf("%d AssumeRole calls, want 2: the first and the refresh", n)
@@ -180,7 +180,7 @@ func TestBroker(t *testing.T) {
 		pod := w.pod(t, "forbidden-1", "app", nil)
 		a := nb.fetch(t, w.token(t, "app", pod, Audience))
 		if a.status != http.StatusServiceUnavailable || a.err.Code != CodeReviewFailed {
-			t.Errorf("answer %d %s, want 503 %s", a.status, a.body, CodeReviewFailed)
+			t.Errorf("answer %v, want 503 %s", a, CodeReviewFailed)
 		}
 		lines := nb.log.logged("TokenReview forbidden: the broker's Kubernetes identity lacks RBAC permission to create tokenreviews (authentication.k8s.io); bind it to the ClusterRole system:auth-delegator")
 		if len(lines) != 1 {
@@ -259,7 +259,7 @@ func refusals(t *testing.T, w *world, b *running) {
 			token := tc.token(t)
 			if tc.change != nil {
 				if a := b.fetch(t, token); a.status != http.StatusOK {
-					t.Fatalf("first fetch: %d %s", a.status, a.body)
+					t.Fatalf("first fetch: %v", a)
 				}
 				reviews := b.reviews.Load()
 				tc.change(t)
@@ -274,10 +274,10 @@ func refusals(t *testing.T, w *world, b *running) {
 			}
 			a := b.fetch(t, token)
 			if a.status != tc.status || a.err.Code != tc.code || a.contentType != "application/json" {
-				t.Errorf("answer %d %s %s, want %d with code %s", a.status, a.contentType, a.body, tc.status, tc.code)
+				t.Errorf("answer %v, want %d with code %s", a, tc.status, tc.code)
 			}
 			if strings.Contains(a.body, "AccessKeyId") || strings.Contains(a.body, "ASIA") {
-				t.Errorf("refusal carries credentials: %s", a.body)
+				t.Errorf("refusal carries credentials: %v", a)
 			}
 			if token != "" && strings.Contains(b.log.String(), token) {
 				t.Fatal("the log holds the token")
@@ -310,7 +310,7 @@ func refusals(t *testing.T, w *world, b *running) {
 	t.Run("a pod whose credentials-injected picks one of two Broker requests gets its role", func(t *testing.T) {
 		pod := w.pod(t, "shared-3", "shared", map[string]string{annotationInjected: testNamespace + "/shared-b"})
 		if a := b.fetch(t, w.token(t, "shared", pod, Audience)); a.status != http.StatusOK {
-			t.Errorf("answer %d %s, want the session", a.status, a.body)
+			t.Errorf("answer %v, want the session", a)
 		}
 	})
 }

@@ -55,6 +55,9 @@ func tokenClaims(token string) claims {
 // file's content as it is; "Bearer " before it is accepted too.
 func bearer(header string) string {
 	token := strings.TrimSpace(header)
+	if strings.EqualFold(token, "bearer") {
+		return ""
+	}
 	if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
 		token = strings.TrimSpace(token[7:])
 	}

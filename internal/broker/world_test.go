@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -281,6 +282,15 @@ type answer struct {
 	err         errorBody
 }
 
+// String says what the answer is without its secret: the status and the
+// refusal, or the session's key ID.
+func (a answer) String() string {
+	if a.status == http.StatusOK {
+		return fmt.Sprintf("%d session %s (%s), expiring %s", a.status, a.creds.AccessKeyID, a.contentType, a.creds.Expiration)
+	}
+	return fmt.Sprintf("%d (%s) %s", a.status, a.contentType, a.body)
+}
+
 func (r *running) fetch(t *testing.T, authorization string) answer {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, r.url+CredentialsPath, nil)
@@ -306,7 +316,7 @@ func (r *running) fetch(t *testing.T, authorization string) answer {
 		err = json.Unmarshal(body, &a.err)
 	}
 	if err != nil {
-		t.Fatalf("answer %d %q is not the JSON expected: %v", resp.StatusCode, body, err)
+		t.Fatalf("answer %d (%d bytes) is not the JSON expected: %v", resp.StatusCode, len(body), err)
 	}
 	return a
 }
