@@ -304,7 +304,7 @@ func (r *running) fetch(t *testing.T, authorization string) answer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func (w *world) assumeRoles(t *testing.T) []*audit.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var out []*audit.Event
 	if _, err := audit.Read(f, audit.Filter{EventName: "AssumeRole"}, func(e *audit.Event) error {
 		if strings.Contains(string(e.RequestParameters), w.roleARN) {

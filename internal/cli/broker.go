@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -140,8 +141,7 @@ func runBroker(ctx context.Context, b *broker.Broker, l broker.Listen, logger *s
 	case err := <-started:
 		if err != nil {
 			cancel()
-			<-served
-			return err
+			return errors.Join(err, <-served)
 		}
 	}
 	logger.Info("broker ready", "listen", l.Addr, "tls", l.CertFile != "", "synced", time.Since(start).Round(time.Millisecond).String())

@@ -84,7 +84,7 @@ func TestBrokerCommandServes(t *testing.T) {
 	for {
 		resp, err := client.Get("https://" + addr + "/readyz")
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				break
 			}
@@ -98,7 +98,7 @@ func TestBrokerCommandServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var refusal struct{ Code, Message string }
 	if err := json.NewDecoder(resp.Body).Decode(&refusal); err != nil || resp.StatusCode != http.StatusUnauthorized ||
 		refusal.Code != broker.CodeTokenMissing || resp.Header.Get("Content-Type") != "application/json" {
