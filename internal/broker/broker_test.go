@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/smithy-go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
@@ -257,11 +259,13 @@ func refusals(t *testing.T, w *world, b *running) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			token := tc.token(t)
+			var uid types.UID
 			if tc.change != nil {
 				if a := b.fetch(t, token); a.status != http.StatusOK {
 					t.Fatalf("first fetch: %v", a)
 				}
 				reviews := b.reviews.Load()
+				uid = b.reviewedPod(token)
 				tc.change(t)
 				// The broker learns of the change through its watch.
 				deadline := time.Now().Add(10 * time.Second)
@@ -282,17 +286,14 @@ func refusals(t *testing.T, w *world, b *running) {
 			if token != "" && strings.Contains(b.log.String(), token) {
 				t.Fatal("the log holds the token")
 			}
-			if tc.code == CodeRevoked {
-				b.sessions.mu.Lock()
-				n := len(b.sessions.cached)
-				for k := range b.sessions.cached {
-					if k.role != w.roleARN {
-						n--
-					}
-				}
-				b.sessions.mu.Unlock()
-				if n != 0 {
+			switch tc.code {
+			case CodeRevoked:
+				if n := b.cachedSessions(func(k sessionKey) bool { return k.role == w.roleARN }); n != 0 {
 					t.Errorf("%d sessions of the revoked request's role still cached", n)
+				}
+			case CodePodGone:
+				if n := b.cachedSessions(func(k sessionKey) bool { return k.pod == uid }); n != 0 {
+					t.Errorf("%d sessions of the deleted pod still cached", n)
 				}
 			}
 			if tc.logKey == "" {
@@ -369,4 +370,26 @@ func podKey(name string) *corev1.Pod {
 
 func requestKey(name string) *leashv1.CredentialsRequest {
 	return &leashv1.CredentialsRequest{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: name}}
+}
+
+// cachedSessions counts the cached sessions whose key matches.
+func (r *running) cachedSessions(match func(sessionKey) bool) int {
+	r.sessions.mu.Lock()
+	defer r.sessions.mu.Unlock()
+	n := 0
+	for k := range r.sessions.cached {
+		if match(k) {
+			n++
+		}
+	}
+	return n
+}
+
+// reviewedPod is the UID of the pod a token is bound to, as the broker's
+// cached review holds it.
+func (r *running) reviewedPod(token string) types.UID {
+	rv := r.Broker.reviews
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	return rv.accepted[sha256.Sum256([]byte(token))].id.PodUID
 }

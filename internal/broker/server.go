@@ -138,8 +138,12 @@ func New(ctx context.Context, o Options) (*Broker, error) {
 	}
 	// Pods are read as metadata only: the name, UID and annotations are
 	// all the broker needs, and the informer holds no pod specs.
-	if _, err := c.GetInformer(ctx, podMetadata()); err != nil {
+	pods, err := c.GetInformer(ctx, podMetadata())
+	if err != nil {
 		return nil, fmt.Errorf("pod informer: %w", err)
+	}
+	if _, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: b.podDeleted}); err != nil {
+		return nil, fmt.Errorf("pod handler: %w", err)
 	}
 	if err := c.IndexField(ctx, &leashv1.CredentialsRequest{}, indexServiceAccount, serviceAccountKeys); err != nil {
 		return nil, fmt.Errorf("CredentialsRequest index: %w", err)
@@ -197,6 +201,18 @@ func (b *Broker) dropLater(old *leashv1.CredentialsRequest) {
 		return
 	}
 	b.sessions.dropRole(old.Status.Principal)
+}
+
+// podDeleted drops a deleted pod's sessions: none is served again (the
+// pod check refuses its token), and they need not wait for their expiry
+// to leave memory.
+func (b *Broker) podDeleted(obj any) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if m, ok := obj.(metav1.Object); ok {
+		b.sessions.dropPod(m.GetUID())
+	}
 }
 
 func podMetadata() *metav1.PartialObjectMetadata {
