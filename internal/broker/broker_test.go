@@ -204,6 +204,7 @@ func refusals(t *testing.T, w *world, b *running) {
 	w.request(t, "revoked-creds", "rev")
 	w.request(t, "shared-a", "shared")
 	w.request(t, "shared-b", "shared")
+	w.requestFor(t, "untrusted-creds", w.untrustedARN, "untrusted")
 
 	for _, tc := range []struct {
 		name, pod, code string
@@ -252,6 +253,11 @@ func refusals(t *testing.T, w *world, b *running) {
 		{name: "a pod whose credentials-injected names a request that does not serve it is refused", pod: "shared-2", code: CodeNoRequest, status: http.StatusForbidden,
 			token: func(t *testing.T) string {
 				return w.token(t, "shared", w.pod(t, "shared-2", "shared", map[string]string{annotationInjected: testNamespace + "/app-creds"}), Audience)
+			},
+			logKey: "pod"},
+		{name: "a role STS will not let the broker assume is a 500, with no credentials", pod: "untrusted-1", code: CodeAssumeRoleFailed, status: http.StatusInternalServerError,
+			token: func(t *testing.T) string {
+				return w.token(t, "untrusted", w.pod(t, "untrusted-1", "untrusted", nil), Audience)
 			},
 			logKey: "pod"},
 		{name: "no token is refused", code: CodeTokenMissing, status: http.StatusUnauthorized,

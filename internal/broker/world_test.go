@@ -48,11 +48,13 @@ const (
 // TokenRequest API, the CRD installed) and leash local in this process,
 // with the IAM user the broker acts as and a role that trusts only it.
 type world struct {
-	api      *apiserver.Server
-	aws      *localtest.Endpoint
-	dataDir  string
-	roleARN  string
-	brokerAK aws.CredentialsProvider
+	api     *apiserver.Server
+	aws     *localtest.Endpoint
+	dataDir string
+	roleARN string
+	// untrustedARN is a role that trusts another principal than the broker.
+	untrustedARN string
+	brokerAK     aws.CredentialsProvider
 	// brokerKube is the broker's Kubernetes identity, with the RBAC a
 	// deployment grants it; noReviewKube lacks create tokenreviews.
 	brokerKube, noReviewKube *rest.Config
@@ -103,6 +105,13 @@ func newWorld(t *testing.T) *world {
 			"Effect": "Allow", "Principal": map[string]any{"AWS": *user.User.Arn}, "Action": []string{"sts:AssumeRole", "sts:TagSession"}}}})}); err != nil {
 		t.Fatal(err)
 	}
+	// A role that does not trust the broker: STS refuses its sessions.
+	w.untrustedARN = "arn:aws:iam::" + account + ":role/broker-untrusted"
+	if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("broker-untrusted"),
+		AssumeRolePolicyDocument: mustJSON(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+			"Effect": "Allow", "Principal": map[string]any{"AWS": w.roleARN}, "Action": "sts:AssumeRole"}}})}); err != nil {
+		t.Fatal(err)
+	}
 	// The request's statements: read its own role, nothing else.
 	if _, err := admin.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(roleName), PolicyName: aws.String("request"),
 		PolicyDocument: mustJSON(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
@@ -147,13 +156,19 @@ func newWorld(t *testing.T) *world {
 // its status as the operator does in Broker mode.
 func (w *world) request(t *testing.T, name string, serviceAccounts ...string) *leashv1.CredentialsRequest {
 	t.Helper()
+	return w.requestFor(t, name, w.roleARN, serviceAccounts...)
+}
+
+// requestFor is request with the role the operator made.
+func (w *world) requestFor(t *testing.T, name, role string, serviceAccounts ...string) *leashv1.CredentialsRequest {
+	t.Helper()
 	ctx := context.Background()
 	r := &leashv1.CredentialsRequest{ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: name},
 		Spec: leashv1.CredentialsRequestSpec{SecretRef: corev1.ObjectReference{Namespace: testNamespace, Name: name}, ServiceAccountNames: serviceAccounts}}
 	if err := w.api.Client.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	r.Status = leashv1.CredentialsRequestStatus{Mode: leashv1.ModeBroker, Principal: w.roleARN, Provisioned: true, LastSyncGeneration: r.Generation}
+	r.Status = leashv1.CredentialsRequestStatus{Mode: leashv1.ModeBroker, Principal: role, Provisioned: true, LastSyncGeneration: r.Generation}
 	if err := w.api.Client.Status().Update(ctx, r); err != nil {
 		t.Fatal(err)
 	}
