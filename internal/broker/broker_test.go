@@ -81,6 +81,19 @@ func TestBroker(t *testing.T) {
 		}
 	})
 
+	t.Run("an AWS SDK refused by the broker reports the refusal's code and gets no credentials", func(t *testing.T) {
+		pod := w.pod(t, "nobody-1", "nobody", nil)
+		sdk := sdkConfig(t, b, w.token(t, "nobody", pod, Audience), w.aws.URL)
+		creds, err := sdk.Credentials.Retrieve(ctx)
+		if err == nil || !strings.Contains(err.Error(), CodeNoRequest) || creds.AccessKeyID != "" {
+			t.Errorf("Retrieve: key %q, error %v; want no key and an error naming %s", creds.AccessKeyID, err, CodeNoRequest)
+		}
+		_, err = sts.NewFromConfig(sdk).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err == nil || !strings.Contains(err.Error(), CodeNoRequest) {
+			t.Errorf("GetCallerIdentity: %v; want the refusal", err)
+		}
+	})
+
 	t.Run("the AWS CLI and boto3 given only the container credentials variables act as the role", func(t *testing.T) {
 		pod := w.pod(t, "cli-1", "app", nil)
 		env := []string{
