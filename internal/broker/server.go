@@ -83,7 +83,6 @@ func CheckClusterName(name string) error {
 // container credentials protocol. It is an http.Handler: CredentialsPath,
 // /healthz and /readyz.
 type Broker struct {
-	o        Options
 	cache    cache.Cache
 	reviews  *reviewer
 	sessions *sessions
@@ -128,7 +127,6 @@ func New(ctx context.Context, o Options) (*Broker, error) {
 		return nil, fmt.Errorf("kubernetes cache: %w", err)
 	}
 	b := &Broker{
-		o:     o,
 		cache: c,
 		log:   log,
 		reviews: &reviewer{client: direct, now: o.now, log: log,
@@ -170,6 +168,9 @@ func (b *Broker) Start(ctx context.Context) error {
 	go func() { synced <- b.cache.WaitForCacheSync(ctx) }()
 	select {
 	case err := <-failed:
+		if err == nil { // it ends only with ctx
+			err = ctx.Err()
+		}
 		return fmt.Errorf("kubernetes cache: %w", err)
 	case ok := <-synced:
 		if !ok {
@@ -188,13 +189,13 @@ func (b *Broker) requestChanged(old any) {
 		old = d.Obj
 	}
 	if r, ok := old.(*leashv1.CredentialsRequest); ok && r.Status.Principal != "" {
-		b.dropLater(r)
+		b.dropUnlessServing(r)
 	}
 }
 
-// dropLater drops the sessions of r's role unless r, as the cache now
+// dropUnlessServing drops the sessions of r's role unless r, as the cache now
 // holds it, still serves the same role unrevoked.
-func (b *Broker) dropLater(old *leashv1.CredentialsRequest) {
+func (b *Broker) dropUnlessServing(old *leashv1.CredentialsRequest) {
 	now := &leashv1.CredentialsRequest{}
 	err := b.cache.Get(context.Background(), client.ObjectKeyFromObject(old), now)
 	if err == nil && serves(now) && now.Status.Principal == old.Status.Principal && now.Annotations[annotationRevoke] == "" {
