@@ -19,12 +19,9 @@ import (
 // AgentContainer is the name of the broker agent's native sidecar.
 const AgentContainer = "leash-broker-agent"
 
-// agentBinary and agentSubcommand run the agent in the operator's image,
-// whose entrypoint is the operator.
-const (
-	agentBinary     = "/leash"
-	agentSubcommand = "broker-agent"
-)
+// agentCommand runs the agent (leash broker agent) in the operator's
+// image, whose entrypoint is the operator.
+var agentCommand = []string{"/leash", "broker", "agent"}
 
 // Agent is what a Broker-mode pod's agent is run with: the operator's own
 // image (--broker-agent-image), the broker Service's https URL
@@ -126,7 +123,7 @@ func agentContainer(a Agent) *corev1.Container {
 	return &corev1.Container{
 		Name:    AgentContainer,
 		Image:   a.Image,
-		Command: []string{agentBinary, agentSubcommand},
+		Command: append([]string(nil), agentCommand...),
 		Args: []string{
 			"--listen=" + agent.DefaultListen,
 			"--upstream=" + a.Upstream,

@@ -155,7 +155,7 @@ func TestWireBroker(t *testing.T) {
 
 // TestBrokerAgentContainer pins the agent's sidecar: a native sidecar
 // (restartPolicy Always on an init container) that runs the operator's
-// image as `leash broker-agent` on the agent's loopback port, with the
+// image as `leash broker agent` on the agent's loopback port, with the
 // broker's URL and CA, and the restricted Pod Security Standard's settings.
 // https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
 // https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted
@@ -165,7 +165,7 @@ func TestBrokerAgentContainer(t *testing.T) {
 		t.Errorf("name %s image %s restart policy %v, want a native sidecar of the operator's image", c.Name, c.Image, c.RestartPolicy)
 	}
 	args := strings.Join(append(append([]string{}, c.Command...), c.Args...), " ")
-	want := "/leash broker-agent --listen=127.0.0.1:9911 --upstream=https://leash-broker.leash-system.svc:8443 --upstream-ca=" + base64.StdEncoding.EncodeToString(testAgent.CA)
+	want := "/leash broker agent --listen=127.0.0.1:9911 --upstream=https://leash-broker.leash-system.svc:8443 --upstream-ca=" + base64.StdEncoding.EncodeToString(testAgent.CA)
 	if args != want {
 		t.Errorf("runs %q, want %q", args, want)
 	}

@@ -15,9 +15,9 @@ func newBrokerAgent() *cobra.Command {
 	var caFile, caBase64 string
 	const short = "Serve a pod's AWS SDKs their credentials from the leash broker, on loopback"
 	cmd := &cobra.Command{
-		Use:   "broker-agent --upstream URL (--upstream-ca-file FILE | --upstream-ca BASE64)",
+		Use:   "agent --upstream URL (--upstream-ca-file FILE | --upstream-ca BASE64)",
 		Short: short,
-		Long: long(short, `broker-agent runs in each pod of a CredentialsRequest in Broker mode, as a
+		Long: long(short, `agent runs in each pod of a CredentialsRequest in Broker mode, as a
 sidecar that the admission webhook adds. The pod's AWS SDKs call it as their
 container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI): it
 forwards each GET /v1/credentials, with the pod's service-account token from
@@ -34,7 +34,7 @@ The token is never logged.
 
 Exit status: 0 after a stop by signal, 2 when it cannot start.`),
 		Example: example(
-			"leash broker-agent --upstream https://leash-broker.leash-system.svc:8443 \\",
+			"leash broker agent --upstream https://leash-broker.leash-system.svc:8443 \\",
 			"  --upstream-ca-file /etc/leash/broker-ca.crt",
 		),
 		Args: cobra.NoArgs,

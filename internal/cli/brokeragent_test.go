@@ -38,7 +38,7 @@ func TestBrokerAgentRefusesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, code := run(t, append([]string{"broker-agent"}, tt.args...)...)
+			_, stderr, code := run(t, append([]string{"broker", "agent"}, tt.args...)...)
 			if code != ExitBadInput || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
@@ -66,7 +66,7 @@ func TestBrokerAgentServes(t *testing.T) {
 	var stderr bytes.Buffer
 	go func() {
 		ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: upstream.Certificate().Raw}))
-		done <- Run(ctx, []string{"broker-agent", "--listen=" + addr, "--upstream=" + upstream.URL, "--upstream-ca=" + ca}, strings.NewReader(""), io.Discard, &stderr)
+		done <- Run(ctx, []string{"broker", "agent", "--listen=" + addr, "--upstream=" + upstream.URL, "--upstream-ca=" + ca}, strings.NewReader(""), io.Discard, &stderr)
 	}()
 	var body []byte
 	for i := 0; i < 100; i++ {

@@ -88,7 +88,7 @@ input was good and the answer is no (a request denied), 2 on bad input.`),
 	root.SetFlagErrorFunc(flagError)
 	root.Version = buildinfo.Read().String()
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newVersion(), newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS(), newWhoCan(), newBrokerAgent())
+	root.AddCommand(newVersion(), newSimulate(), newExpand(), newAudit(), newLocal(), newApply(), newOperator(), newUnion(), newDiff(), newCheck(), newCreds(), newRevoke(), newSTS(), newWhoCan(), newBroker())
 	return root
 }
 

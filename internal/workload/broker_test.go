@@ -27,7 +27,7 @@ spec:
       initContainers:
       - name: leash-broker-agent
         image: registry.example/leash:1.2.0
-        command: [/leash, broker-agent]
+        command: [/leash, broker, agent]
         args: [--listen=127.0.0.1:9911, --upstream=https://leash-broker.leash-system.svc:8443, --upstream-ca=LS0t]
         restartPolicy: Always
         env:
