@@ -29,6 +29,8 @@ func FolderPrincipal(cr *leashv1.CredentialsRequest, clusterName string, mode le
 			return m, userName(clusterName, cr.Namespace, cr.Name, string(cr.UID)), nil
 		}
 		return m, spec.STSIAMRoleARN, nil
+	case leashv1.ModeBroker: // the role apply makes, by name
+		return m, userName(clusterName, cr.Namespace, cr.Name, string(cr.UID)), nil
 	}
 	return m, "", nil
 }

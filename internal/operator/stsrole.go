@@ -71,7 +71,7 @@ func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsReques
 	if err != nil {
 		return err // nothing created yet
 	}
-	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, trust, want)
+	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, trust, want, "spec.serviceAccountNames "+strings.Join(cr.Spec.ServiceAccountNames, ", "))
 	if err != nil {
 		return err
 	}
@@ -146,15 +146,16 @@ func (p *Provisioner) roleTrust(cr *leashv1.CredentialsRequest, root iamclient.I
 
 // ensureRole creates the role with its trust, tags and session limit, or
 // adopts the one an earlier sync made and brings its trust in line. A role
-// of that name that is not this request's is never adopted.
-func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, r mintedUser, trust string, want *policy.Document) (bool, error) {
+// of that name that is not this request's is never adopted. trustedBy
+// names, for the Events, whom the trust admits.
+func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, r mintedUser, trust string, want *policy.Document, trustedBy string) (bool, error) {
 	role, err := c.GetRole(ctx, r.name)
 	fresh := false
 	if iamclient.IsNotFound(err) {
 		_, err = c.CreateRole(ctx, iamclient.NewRole{Name: r.name, Path: r.path, Trust: trust, MaxSessionDuration: roleSessionDuration,
 			Tags: p.ownerTags(cr)})
 		if err == nil {
-			p.event(cr, "RoleCreated", "created IAM role %s trusted by %s", r.name, strings.Join(cr.Spec.ServiceAccountNames, ", "))
+			p.event(cr, "RoleCreated", "created IAM role %s trusted by %s", r.name, trustedBy)
 			return true, nil
 		}
 		if iamclient.IsAlreadyExists(err) {
@@ -173,7 +174,7 @@ func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *l
 		if err := c.UpdateTrust(ctx, r.name, trust); err != nil {
 			return fresh, err
 		}
-		p.event(cr, "RoleUpdated", "updated the trust policy of IAM role %s to spec.serviceAccountNames %s", r.name, strings.Join(cr.Spec.ServiceAccountNames, ", "))
+		p.event(cr, "RoleUpdated", "updated the trust policy of IAM role %s to %s", r.name, trustedBy)
 	}
 	return fresh, nil
 }
