@@ -49,6 +49,12 @@ the Secret each names in step with it, in the cluster's mode:
                through the --oidc-issuer's IAM OIDC provider, with exactly the
                requested policy; a token of the service account is exchanged
                for a session before the Secret (a web-identity file) names it
+  Broker       a role per request that only leash's credential broker
+               (--broker-principal) may assume, and only for sessions tagged
+               with the request's namespace; pods of its serviceAccountNames
+               get short-lived sessions from the broker and no Secret is
+               written. The operator is not the broker, so leash's engine,
+               not a session, proves the role's trust and policy
 
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
@@ -140,8 +146,9 @@ credential is refused when leash check workload finds it at or above
 	}
 	f := cmd.Flags()
 	f.StringVar(&kubeconfig, "kubeconfig", "", "`FILE` to reach the API server (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
-	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough, Manual or STS")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough, Manual, STS or Broker")
 	f.StringVar(&o.Config.OIDCIssuer, "oidc-issuer", "", "the cluster's service-account issuer `URL` (kube-apiserver --service-account-issuer): the roles STS mode makes trust its IAM OIDC provider")
+	f.StringVar(&o.Config.BrokerPrincipal, "broker-principal", "", "`ARN` of the IAM user or role leash's credential broker runs as: the only principal the roles Broker mode makes trust")
 	f.StringVar(&o.Config.Audience, "oidc-audience", operator.DefaultAudience, "token `AUDIENCE` the roles STS mode makes trust, and their proof asks for")
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
