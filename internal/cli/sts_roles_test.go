@@ -138,7 +138,6 @@ func requestNames(t *testing.T, dir string) []string {
 // alone, and delete skips it, saying so.
 const brokerExample = "reports/report-exporter"
 
-
 // TestSTSCreateRolesExamplesPassCheck is the acceptance: every
 // example request gets a role in leash local, trusted through the
 // provider for exactly its service accounts and the audience; leash check
