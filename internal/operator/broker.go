@@ -48,7 +48,13 @@ func (p *Provisioner) brokerRole(ctx context.Context, cr *leashv1.CredentialsReq
 	if err != nil {
 		return err // nothing created yet
 	}
-	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, trust, want, "the credential broker "+p.cfg.BrokerPrincipal+" for namespace "+cr.Spec.SecretRef.Namespace)
+	boundary, release, err := p.boundaryFor(ctx, rc)
+	if err != nil {
+		return err // nothing created yet
+	}
+	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, madeRoleSpec{trust: trust, want: want, boundary: boundary,
+		trustedBy: "the credential broker " + p.cfg.BrokerPrincipal + " for namespace " + cr.Spec.SecretRef.Namespace})
+	release() // the role has the boundary: a change of the ceiling may walk now
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	ststypes "github.com/aws/aws-sdk-go-v2/service/sts/types"
 	"github.com/aws/smithy-go"
@@ -350,6 +351,58 @@ func TestBrokerRefusals(t *testing.T) {
 			}
 			if _, err := e.admin.GetRole(e.ctx, userName("unit", "apps", c.cr.Name, string(c.cr.UID))); !iamclient.IsNotFound(err) {
 				t.Errorf("GetRole: %v; want NoSuchEntity", err)
+			}
+		})
+	}
+}
+
+// TestMadeRoleBounded: the roles leash makes, in Broker and STS mode, carry
+// the permissions boundary a minted user would (here --permissions-boundary;
+// the ceiling when there is one): set in CreateRole, and brought in line on
+// a role made before it was configured.
+func TestMadeRoleBounded(t *testing.T) {
+	for _, mode := range []leashv1.CredentialsMode{leashv1.ModeBroker, leashv1.ModeSTS} {
+		t.Run(string(mode), func(t *testing.T) {
+			e, _ := stsEnv(t, false)
+			brokerARN, _ := e.stsUser(t, "leash-broker")
+			out, err := e.sdk(t).CreatePolicy(e.ctx, &iam.CreatePolicyInput{PolicyName: aws.String("bound"),
+				PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"ec2:*","Resource":"*"}]}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound := aws.ToString(out.Policy.Arn)
+			cfg := Config{Mode: mode, OIDCIssuer: testIssuer, ProofTimeout: 2 * time.Second, BrokerPrincipal: brokerARN}
+			name := userName("unit", "apps", "ccm", "uid-ccm")
+			boundary := func() string {
+				t.Helper()
+				role, err := e.admin.GetRole(e.ctx, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return role.Boundary
+			}
+
+			cr := stsRequest(t, "ccm", []string{"cloud-controller"}, allow("*", "ec2:DescribeInstances"))
+			e.p = e.provisioner(t, cfg)
+			e.ready(t, cr)
+			if b := boundary(); b != "" {
+				t.Fatalf("boundary %q with none configured", b)
+			}
+			cfg.Boundary = bound
+			e.p = e.provisioner(t, cfg)
+			e.ready(t, cr)
+			if b := boundary(); b != bound {
+				t.Errorf("adopted role's boundary %q; want %s", b, bound)
+			}
+			if !slices.Contains(e.events.reasons("Normal"), "BoundaryUpdated") {
+				t.Errorf("events %v lack BoundaryUpdated", e.events.reasons("Normal"))
+			}
+
+			fresh := stsRequest(t, "fresh", []string{"cloud-controller"}, allow("*", "ec2:DescribeInstances"))
+			e.ready(t, fresh)
+			role, err := e.admin.GetRole(e.ctx, userName("unit", "apps", "fresh", "uid-fresh"))
+			if err != nil || role.Boundary != bound {
+				t.Errorf("new role's boundary %q (%v); want %s", role.Boundary, err, bound)
 			}
 		})
 	}
