@@ -79,8 +79,9 @@ another cloud, ignored), 1 when one is not, 2 on bad input.`),
 	f := cmd.Flags()
 	f.StringVarP(&dir, "filename", "f", "", "folder `DIR` of CredentialsRequest manifests (*.yaml, *.yml; other kinds are skipped)")
 	where.addFlags(f)
-	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough, Manual or STS")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "credentials `MODE` for requests without a leash.dev/mode annotation: Mint, Passthrough, Manual, STS or Broker")
 	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", "", "the cluster's service-account issuer `URL`: the roles STS mode makes trust its IAM OIDC provider (default: --oidc-issuer-dir's)")
+	f.StringVar(&cfg.BrokerPrincipal, "broker-principal", "", "`ARN` of the IAM user or role leash's credential broker runs as, which the roles Broker mode makes trust (default, in the embedded endpoint: its user "+defaultBrokerUser+", made when a request needs it)")
 	f.StringVar(&cfg.Audience, "oidc-audience", operator.DefaultAudience, "token `AUDIENCE` the roles STS mode makes trust")
 	where.addIssuerDirFlag(f)
 	f.StringVar(&cfg.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and tags them (letters, digits, - _ .)")
@@ -107,6 +108,9 @@ func runApply(ctx context.Context, stdout, stderr io.Writer, o applyOptions) err
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return &inputerr.Error{Msg: err.Error()}
+	}
+	if needsBroker(requests, o.cfg) {
+		o.where.brokerUser = brokerUser(stderr)
 	}
 	prov, stop, err := o.where.provisioner(ctx, o.cfg, operator.FolderCluster{Requests: requests}, eventPrinter{stderr})
 	if err != nil {

@@ -34,6 +34,10 @@ type folderTarget struct {
 	// jwks is the issuer's key set for the embedded endpoint, which cannot
 	// fetch it from the issuer URL.
 	jwks map[string]string
+	// brokerUser, when set, gives the embedded endpoint a user for the
+	// credential broker and returns its ARN, for a cfg with no
+	// --broker-principal (leash apply, when a request is in Broker mode).
+	brokerUser func(ctx context.Context, c *iamclient.Client) (string, error)
 }
 
 // addIssuerDirFlag adds --oidc-issuer-dir.
@@ -107,6 +111,14 @@ func (t *folderTarget) provisioner(ctx context.Context, cfg operator.Config, clu
 			iamCfg.Endpoint = local.URL
 		}
 		root = operator.FileRoot{Path: filepath.Join(t.data, localaws.AdminCredentialsFile)}
+		if t.endpoint == "" && t.brokerUser != nil && cfg.BrokerPrincipal == "" {
+			arn, err := t.embeddedBroker(ctx, root, iamCfg)
+			if err != nil {
+				stop()
+				return nil, func() {}, err
+			}
+			cfg.BrokerPrincipal = arn
+		}
 	case "aws":
 		key, ok := iamclient.KeyFromEnv(os.Getenv)
 		if !ok {
@@ -170,6 +182,17 @@ func (t *folderTarget) newProvisioner(cfg operator.Config, root operator.RootSou
 		return nil, &inputerr.Error{Msg: err.Error()}
 	}
 	return prov, nil
+}
+
+// embeddedBroker is the ARN of the embedded endpoint's broker user, made
+// with its administrator's key.
+func (t *folderTarget) embeddedBroker(ctx context.Context, root operator.RootSource, iamCfg iamclient.Config) (string, error) {
+	r, err := root.Root(ctx)
+	if err != nil {
+		return "", err
+	}
+	iamCfg.Credentials = r.Key.Provider()
+	return t.brokerUser(ctx, iamclient.New(iamCfg))
 }
 
 // credentialsRoot is the root key from an SDK credentials provider (a

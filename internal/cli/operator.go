@@ -49,13 +49,20 @@ the Secret each names in step with it, in the cluster's mode:
                through the --oidc-issuer's IAM OIDC provider, with exactly the
                requested policy; a token of the service account is exchanged
                for a session before the Secret (a web-identity file) names it
+  Broker       a role per request that only leash's credential broker
+               (--broker-principal) may assume, and only for sessions tagged
+               with the request's namespace; pods of its serviceAccountNames
+               get short-lived sessions from the broker and no Secret is
+               written. The operator is not the broker, so leash's engine,
+               not a session, proves the role's trust and policy
 
 A request's leash.dev/mode annotation overrides the mode for that request.
 The root credentials come from a Secret (--root-credentials-secret) or, for
 leash local, its admin credentials file. Settings in --config-map (keys mode,
-clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling,
-namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces,
-secretNamespaces, accountCheckRoles, uncheckedAccounts) override the flags; the
+clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience,
+brokerPrincipal, ceiling, namespaceActions, refuseEscalation,
+escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles,
+uncheckedAccounts) override the flags; the
 operator reads it at start, and reads its guardrail keys and the --ceiling file
 again whenever they change: every minted user is bounded by a changed ceiling
 before anything else is minted.
@@ -140,13 +147,14 @@ credential is refused when leash check workload finds it at or above
 	}
 	f := cmd.Flags()
 	f.StringVar(&kubeconfig, "kubeconfig", "", "`FILE` to reach the API server (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
-	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough, Manual or STS")
+	f.StringVar(&mode, "mode", string(leashv1.ModeMint), "cluster credentials `MODE`: Mint, Passthrough, Manual, STS or Broker")
 	f.StringVar(&o.Config.OIDCIssuer, "oidc-issuer", "", "the cluster's service-account issuer `URL` (kube-apiserver --service-account-issuer): the roles STS mode makes trust its IAM OIDC provider")
+	f.StringVar(&o.Config.BrokerPrincipal, "broker-principal", "", "`ARN` of the IAM user or role leash's credential broker runs as: the only principal the roles Broker mode makes trust")
 	f.StringVar(&o.Config.Audience, "oidc-audience", operator.DefaultAudience, "token `AUDIENCE` the roles STS mode makes trust, and their proof asks for")
 	f.StringVar(&o.Config.ClusterName, "cluster-name", "leash", "`NAME` that prefixes minted users and is part of their path and tags")
 	f.StringVar(&rootSecret, "root-credentials-secret", "kube-system/aws-creds", "`NAMESPACE/NAME` of the Secret with the root aws_access_key_id and aws_secret_access_key")
 	f.StringVar(&o.RootFile, "root-credentials-file", "", "shared-credentials `FILE` with the root key, instead of the Secret (leash local's admin-credentials)")
-	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles and uncheckedAccounts override the flags (the four guardrail keys, and the --ceiling file, are read again when they change)")
+	f.StringVar(&configMap, "config-map", "", "`NAMESPACE/NAME` of a ConfigMap whose mode, clusterName, rotateAfter, recheckInterval, oidcIssuer, oidcAudience, brokerPrincipal, ceiling, namespaceActions, refuseEscalation, escalationNamespaces, adminNamespaces, secretNamespaces, accountCheckRoles and uncheckedAccounts override the flags (the four guardrail keys, and the --ceiling file, are read again when they change)")
 	f.StringVar(&o.IAM.Endpoint, "iam-endpoint", "", "`URL` of leash local; empty means AWS")
 	f.StringVar(&o.IAM.Region, "region", "us-east-1", "AWS `REGION` to sign STS calls for")
 	f.DurationVar(&o.Config.RotateAfter, "rotate-after", 0, "default maximum `AGE` of a minted key (e.g. 720h; 0 never rotates); a request's leash.dev/rotate-after overrides it")
@@ -231,6 +239,9 @@ func applyConfigMap(ctx context.Context, cfg *rest.Config, ref string, cmd *cobr
 	}
 	if v := cm.Data["oidcAudience"]; v != "" {
 		o.Config.Audience = v
+	}
+	if v := cm.Data["brokerPrincipal"]; v != "" {
+		o.Config.BrokerPrincipal = v
 	}
 	if v := cm.Data["rotateAfter"]; v != "" {
 		d, err := time.ParseDuration(v)

@@ -354,7 +354,7 @@ func folderPrincipal(o revokeOptions, ns, name string, ro *revoke.Options) error
 		switch mode {
 		case leashv1.ModeMint:
 			ro.Kind, ro.Name = revoke.User, principal
-		case leashv1.ModeSTS:
+		case leashv1.ModeSTS, leashv1.ModeBroker:
 			ro.Kind, ro.Name = revoke.Role, principal
 		default:
 			return &revoke.Refusal{Msg: fmt.Sprintf("--request %s is %s mode: its credentials are not its own (Passthrough hands out the root credentials; Manual a Secret you made). Revoke that principal with --user or --role", o.request, mode)}

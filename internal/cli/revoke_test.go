@@ -365,3 +365,35 @@ func TestRevokeRequestInFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestRevokeBrokerRequestInFolder: `leash revoke --request` on a request of
+// a folder in Broker mode puts the session deny on the role leash apply
+// made for it, as for a role STS mode makes.
+func TestRevokeBrokerRequestInFolder(t *testing.T) {
+	in := startIncident(t)
+	ctx := context.Background()
+	data := filepath.Dir(in.adminFile)
+	broker, err := in.admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("the-broker")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "examples", "broker")
+	apply := []string{"apply", "-f", dir, "--endpoint", in.l.URL, "--data", data, "--out", filepath.Join(t.TempDir(), "secrets"),
+		"--broker-principal", aws.ToString(broker.User.Arn)}
+	stdout, stderr, code := run(t, apply...)
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	roles, err := in.admin.ListRoles(ctx, &iam.ListRolesInput{PathPrefix: aws.String("/leash/")})
+	if err != nil || len(roles.Roles) != 1 {
+		t.Fatalf("roles made: %v, %v", roles, err)
+	}
+	role := aws.ToString(roles.Roles[0].RoleName)
+	stdout, stderr, code = in.revoke(t, "--request", "reports/report-exporter", "-f", dir)
+	if code != 0 || !strings.Contains(stdout, aws.ToString(roles.Roles[0].Arn)) {
+		t.Fatalf("revoke --request -f: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := in.state(t, nil, []string{role}); !strings.Contains(got, revoke.PolicyName) {
+		t.Errorf("the Broker request's role after revoke has no %s:\n%s", revoke.PolicyName, got)
+	}
+}

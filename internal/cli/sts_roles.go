@@ -165,11 +165,15 @@ func runSTSCreateRoles(ctx context.Context, stdout, stderr io.Writer, o stsRoles
 		}
 		return err
 	}
+	requests, left := withoutBroker(prov, requests)
 	applied := operator.Apply(ctx, prov, requests)
 	if err := operator.WriteTable(stdout, applied); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nSecrets are in %s.\n", o.where.out)
+	for _, name := range left {
+		fmt.Fprintf(stdout, "%s: left alone: it is in Broker mode, whose role leash apply or the operator makes for the credential broker\n", termsafe.Escape(name))
+	}
 	for _, a := range applied {
 		if !a.Ready() && !a.Ignored() {
 			return errNotReady
@@ -190,7 +194,7 @@ func preflightRoles(prov *operator.Provisioner, requests []*leashv1.CredentialsR
 			problems = append(problems, name+": "+termsafe.Escape(failureText(err)))
 			continue
 		}
-		if mode != leashv1.ModeSTS && mode != leashv1.ModeIgnored {
+		if mode != leashv1.ModeSTS && mode != leashv1.ModeIgnored && mode != leashv1.ModeBroker {
 			problems = append(problems, fmt.Sprintf("%s: metadata.annotations[%s]: is %s, and create-roles makes roles (STS mode); remove the annotation or set it to STS, or provision the request with leash apply",
 				name, operator.AnnotationMode, mode))
 		}
@@ -199,6 +203,20 @@ func preflightRoles(prov *operator.Provisioner, requests []*leashv1.CredentialsR
 		return &inputerr.Error{Msg: "nothing was made, as the folder holds requests create-roles cannot make a role for:\n  " + strings.Join(problems, "\n  ")}
 	}
 	return nil
+}
+
+// withoutBroker splits off the requests in Broker mode, whose roles trust
+// the credential broker, not the cluster's issuer: create-roles leaves
+// them to leash apply and the operator, and names them.
+func withoutBroker(prov *operator.Provisioner, requests []*leashv1.CredentialsRequest) (rest []*leashv1.CredentialsRequest, left []string) {
+	for _, cr := range requests {
+		if mode, err := prov.RequestMode(cr); err == nil && mode == leashv1.ModeBroker {
+			left = append(left, cr.Namespace+"/"+cr.Name)
+			continue
+		}
+		rest = append(rest, cr)
+	}
+	return rest, left
 }
 
 // failureText is a preflight error as a person reads it: a Failure's

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/credfile"
 	"leash.dev/leash/internal/operator"
 	"leash.dev/leash/localaws"
@@ -125,10 +126,17 @@ func requestNames(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, cr := range crs {
+		if cr.Annotations[operator.AnnotationMode] == string(leashv1.ModeBroker) {
+			continue // left to leash apply and the operator
+		}
 		names = append(names, cr.Namespace+"/"+cr.Name)
 	}
 	return names
 }
+
+// brokerExample is the request of examples/broker: create-roles leaves it
+// alone, and delete skips it, saying so.
+const brokerExample = "reports/report-exporter"
 
 // TestSTSCreateRolesExamplesPassCheck is the acceptance: every
 // example request gets a role in leash local, trusted through the
@@ -149,6 +157,9 @@ func TestSTSCreateRolesExamplesPassCheck(t *testing.T) {
 		t.Fatalf("create-roles: exit %d\n%s%s", code, stdout, stderr)
 	}
 	principals := roleRows(t, stdout, requests)
+	if want := brokerExample + ": left alone: it is in Broker mode"; !strings.Contains(stdout, want) || strings.Contains(lineOf(stdout, brokerExample), "Ready") {
+		t.Errorf("create-roles stdout lacks %q, or made the Broker request a role:\n%s", want, stdout)
+	}
 	if got := len(e.leashRoles(t)); got != len(requests) {
 		t.Errorf("%d roles under /leash/, want one per request (%d)", got, len(requests))
 	}
@@ -243,8 +254,9 @@ func TestSTSCreateRolesExamplesPassCheck(t *testing.T) {
 			t.Errorf("%s/%s: Secret manifest left after delete (%v)", cr.Namespace, cr.Name, err)
 		}
 	}
-	if out, stderr, code := e.delete(t, examples); code != 0 || out != "" || stderr != "" {
-		t.Errorf("second delete: exit %d, want 0 and nothing said, nothing being left\n%s%s", code, out, stderr)
+	skipped := brokerExample + ": skipped: its mode is Broker, and create-roles makes nothing for it\n"
+	if out, stderr, code := e.delete(t, examples); code != 0 || out != skipped || stderr != "" {
+		t.Errorf("second delete: exit %d, want 0 and nothing said but the Broker request's skip, nothing being left\n%s%s", code, out, stderr)
 	}
 }
 

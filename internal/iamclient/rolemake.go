@@ -17,6 +17,9 @@ type NewRole struct {
 	Name, Path, Trust  string
 	MaxSessionDuration time.Duration
 	Tags               map[string]string
+	// Boundary is the ARN of the permissions boundary set in the same
+	// call; empty sets none.
+	Boundary string
 }
 
 // ListedRole is a role as ListRoles gives it: no tags, no trust.
@@ -34,12 +37,15 @@ func (c *Client) CreateRole(ctx context.Context, r NewRole) (Role, error) {
 	for k, v := range r.Tags {
 		in.Tags = append(in.Tags, iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
 	}
+	if r.Boundary != "" {
+		in.PermissionsBoundary = aws.String(r.Boundary)
+	}
 	out, err := c.iam.CreateRole(ctx, in)
 	if err != nil {
 		return Role{}, fmt.Errorf("iam:CreateRole %s: %w", r.Name, err)
 	}
 	return Role{Name: aws.ToString(out.Role.RoleName), ARN: aws.ToString(out.Role.Arn), RoleID: aws.ToString(out.Role.RoleId),
-		Trust: r.Trust, MaxSessionDuration: r.MaxSessionDuration}, nil
+		Trust: r.Trust, MaxSessionDuration: r.MaxSessionDuration, Boundary: r.Boundary}, nil
 }
 
 // DeleteRole deletes a role; one already gone is not an error.

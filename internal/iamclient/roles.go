@@ -21,6 +21,9 @@ type Role struct {
 	MaxSessionDuration time.Duration
 	// Tags are the role's tags, as GetRole gives them.
 	Tags map[string]string
+	// Boundary is the ARN of the role's permissions boundary; empty for
+	// none.
+	Boundary string
 }
 
 // GetRole reads a role, its trust policy included.
@@ -38,8 +41,31 @@ func (c *Client) GetRole(ctx context.Context, name string) (Role, error) {
 	for _, t := range r.Tags {
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	return Role{Name: aws.ToString(r.RoleName), ARN: aws.ToString(r.Arn), RoleID: aws.ToString(r.RoleId), Trust: trust,
-		MaxSessionDuration: time.Duration(aws.ToInt32(r.MaxSessionDuration)) * time.Second, Tags: tags}, nil
+	out2 := Role{Name: aws.ToString(r.RoleName), ARN: aws.ToString(r.Arn), RoleID: aws.ToString(r.RoleId), Trust: trust,
+		MaxSessionDuration: time.Duration(aws.ToInt32(r.MaxSessionDuration)) * time.Second, Tags: tags}
+	if r.PermissionsBoundary != nil {
+		out2.Boundary = aws.ToString(r.PermissionsBoundary.PermissionsBoundaryArn)
+	}
+	return out2, nil
+}
+
+// PutRoleBoundary sets a role's permissions boundary.
+func (c *Client) PutRoleBoundary(ctx context.Context, role, arn string) error {
+	_, err := c.iam.PutRolePermissionsBoundary(ctx, &iam.PutRolePermissionsBoundaryInput{
+		RoleName: aws.String(role), PermissionsBoundary: aws.String(arn)})
+	if err != nil {
+		return fmt.Errorf("iam:PutRolePermissionsBoundary %s: %w", role, err)
+	}
+	return nil
+}
+
+// DeleteRoleBoundary removes a role's permissions boundary.
+func (c *Client) DeleteRoleBoundary(ctx context.Context, role string) error {
+	_, err := c.iam.DeleteRolePermissionsBoundary(ctx, &iam.DeleteRolePermissionsBoundaryInput{RoleName: aws.String(role)})
+	if err != nil {
+		return fmt.Errorf("iam:DeleteRolePermissionsBoundary %s: %w", role, err)
+	}
+	return nil
 }
 
 // RolePolicy reads a role's inline policy document (URL-decoded).

@@ -137,6 +137,7 @@ func (o Options) settings() []any {
 		"recheckInterval", failed.String(),
 		"oidcIssuer", or(o.Config.OIDCIssuer, "none"),
 		"oidcAudience", or(o.Config.Audience, DefaultAudience),
+		"brokerPrincipal", or(o.Config.BrokerPrincipal, "none"),
 		"webhook", webhookSetting(o.Webhook),
 		"adminNamespaces", or(strings.Join(o.Config.AdminNamespaces, ","), "none"),
 	}, o.Config.Guardrails.Settings()...)

@@ -26,7 +26,7 @@ import (
 // Annotations a user sets on a CredentialsRequest.
 const (
 	// AnnotationMode overrides the cluster's mode for one request: Mint,
-	// Passthrough or Manual.
+	// Passthrough, Manual, STS or Broker.
 	AnnotationMode = reqmode.Annotation
 	// AnnotationRotateAfter is the maximum age of a minted key, such as
 	// 720h; "0" turns rotation off for the request.
@@ -68,6 +68,10 @@ type Config struct {
 	// Audience is the token audience the made roles trust; empty is
 	// sts.amazonaws.com.
 	Audience string
+	// BrokerPrincipal is the ARN of the IAM user or role leash's
+	// credential broker runs as: the only principal the roles leash makes
+	// in Broker mode trust. Empty refuses such requests.
+	BrokerPrincipal string
 	// AdminNamespaces are the namespaces whose requests may name a Secret
 	// in another namespace and may be Passthrough ("*": every namespace, as
 	// for leash apply, whose user writes every file). A request elsewhere
@@ -90,11 +94,14 @@ type Config struct {
 // Validate names the setting that is wrong and how to fix it.
 func (c *Config) Validate() error {
 	switch c.Mode {
-	case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
+	case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS, leashv1.ModeBroker:
 	default:
-		return fmt.Errorf("mode %q: use Mint, Passthrough, Manual or STS", c.Mode)
+		return fmt.Errorf("mode %q: use Mint, Passthrough, Manual, STS or Broker", c.Mode)
 	}
 	if err := c.validateIssuer(); err != nil {
+		return err
+	}
+	if err := validateBrokerPrincipal(c.BrokerPrincipal); err != nil {
 		return err
 	}
 	if err := validateClusterName(c.ClusterName); err != nil {
@@ -314,7 +321,8 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 			Message: fmt.Sprintf("namespace %s of spec.secretRef does not exist; create it, and the Secret follows", ref.Namespace)}
 		return out, nil
 	}
-	if mode != leashv1.ModeManual { // Manual reads the administrator's Secret and never writes it
+	// Manual reads the administrator's Secret and Broker writes none.
+	if mode != leashv1.ModeManual && mode != leashv1.ModeBroker {
 		if _, err := p.writableSecret(ctx, cr); err != nil {
 			var f *Failure
 			if errors.As(err, &f) {
@@ -338,6 +346,8 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 		} else {
 			syncErr = p.sts(ctx, cr, spec, &out)
 		}
+	case leashv1.ModeBroker:
+		syncErr = p.brokerRole(ctx, cr, spec, &out)
 	}
 	var f *Failure
 	if mode != leashv1.ModeMint && out.User != "" && (syncErr == nil || errors.As(syncErr, &f)) {
@@ -345,7 +355,7 @@ func (p *Provisioner) Sync(ctx context.Context, cr *leashv1.CredentialsRequest) 
 			syncErr = err
 		}
 	}
-	if syncErr == nil && !(mode == leashv1.ModeSTS && spec.STSIAMRoleARN == "") && p.madeRole(cr, nil, "") {
+	if syncErr == nil && !makesRole(spec, mode) && p.madeRole(cr, nil, "") {
 		syncErr = p.retireMadeRole(ctx, cr, mode)
 	}
 	// A role's sessions are denied even when the role lacks a requested

@@ -166,6 +166,20 @@ const (
 	ReasonTrustRefused = "TrustRefused"
 )
 
+// Reasons of Broker mode: the role leash makes for its credential broker
+// and the engine's proof of it.
+const (
+	// ReasonBrokerPrincipalMissing: Broker mode, and the operator was
+	// started without --broker-principal, so it knows no broker for the
+	// role to trust.
+	ReasonBrokerPrincipalMissing = "BrokerPrincipalMissing"
+	// ReasonBrokerRoleUnproven: the engine did not prove the made role as
+	// IAM holds it: its trust admits someone other than the broker, or the
+	// broker without the request's namespace tag, or the role lacks a
+	// requested permission.
+	ReasonBrokerRoleUnproven = "BrokerRoleUnproven"
+)
+
 // Reasons of the cross-account checks.
 const (
 	// ReasonRoleUnchecked: the role is in an account leash cannot read.

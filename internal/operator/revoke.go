@@ -66,11 +66,11 @@ func (p *Provisioner) honourRevoke(ctx context.Context, cr *leashv1.CredentialsR
 		return nil
 	}
 	ref := cr.Spec.SecretRef
-	if mode != leashv1.ModeSTS && honoured(cr, cutoff) {
+	if mode != leashv1.ModeSTS && mode != leashv1.ModeBroker && honoured(cr, cutoff) {
 		return nil
 	}
 	switch mode {
-	case leashv1.ModeSTS:
+	case leashv1.ModeSTS, leashv1.ModeBroker:
 		role := spec.STSIAMRoleARN
 		if role == "" {
 			role = out.Principal // the role leash made, once it exists

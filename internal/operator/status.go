@@ -135,6 +135,9 @@ func readyMessage(cr *leashv1.CredentialsRequest, out Outcome) string {
 		return fmt.Sprintf("Secret %s/%s holds a key of %s with every requested permission", ref.Namespace, ref.Name, out.Principal)
 	case leashv1.ModeSTS:
 		return fmt.Sprintf("Secret %s/%s configures web identity for %s", ref.Namespace, ref.Name, out.Principal)
+	case leashv1.ModeBroker:
+		return fmt.Sprintf("role %s is ready for the credential broker to serve pods of namespace %s; no Secret is written. Proven by leash's engine, not by a session (the operator is not the broker's identity): the role's trust admits the broker only, with session tag %s=%s, and its policy allows every requested action",
+			out.Principal, ref.Namespace, brokerNamespaceKey, ref.Namespace)
 	}
 	msg := fmt.Sprintf("Secret %s/%s holds a working key of %s", ref.Namespace, ref.Name, out.Principal)
 	if out.PolicyNote != "" {

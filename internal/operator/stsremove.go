@@ -10,14 +10,21 @@ import (
 )
 
 // madeRole says whether leash makes, or made, the request's role: STS mode
-// without stsIAMRoleARN, or a status whose principal is a role under the
-// cluster's path (made before the request changed mode).
+// without stsIAMRoleARN, Broker mode, or a status whose principal is a role
+// under the cluster's path (made before the request changed mode).
 func (p *Provisioner) madeRole(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode) bool {
-	if mode == leashv1.ModeSTS && spec != nil && spec.STSIAMRoleARN == "" {
+	if spec != nil && makesRole(spec, mode) {
 		return true
 	}
 	name := userName(p.cfg.ClusterName, cr.Namespace, cr.Name, string(cr.UID))
 	return strings.HasSuffix(cr.Status.Principal, ":role"+userPath(p.cfg.ClusterName)+name)
+}
+
+// makesRole says whether leash makes the request's role in mode: STS mode
+// without stsIAMRoleARN, or Broker mode. Both make the same role, by name,
+// so a request switched between them keeps it and only its trust changes.
+func makesRole(spec *leashv1.AWSProviderSpec, mode leashv1.CredentialsMode) bool {
+	return mode == leashv1.ModeBroker || (mode == leashv1.ModeSTS && spec.STSIAMRoleARN == "")
 }
 
 // deleteMadeRole deletes the role leash made for the request with its

@@ -71,7 +71,13 @@ func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsReques
 	if err != nil {
 		return err // nothing created yet
 	}
-	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, trust, want)
+	boundary, release, err := p.boundaryFor(ctx, rc)
+	if err != nil {
+		return err // nothing created yet
+	}
+	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, madeRoleSpec{trust: trust, want: want, boundary: boundary,
+		trustedBy: "spec.serviceAccountNames " + strings.Join(cr.Spec.ServiceAccountNames, ", ")})
+	release() // the role has the boundary: a change of the ceiling may walk now
 	if err != nil {
 		return err
 	}
@@ -144,17 +150,29 @@ func (p *Provisioner) roleTrust(cr *leashv1.CredentialsRequest, root iamclient.I
 	return string(text), parsed, nil
 }
 
-// ensureRole creates the role with its trust, tags and session limit, or
-// adopts the one an earlier sync made and brings its trust in line. A role
-// of that name that is not this request's is never adopted.
-func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, r mintedUser, trust string, want *policy.Document) (bool, error) {
+// madeRoleSpec is what a made role must have besides its name and tags:
+// its trust (as text, and parsed to compare with IAM's), its permissions
+// boundary (the ceiling or --permissions-boundary, as a minted user's;
+// empty for none), and whom the trust admits, for the Events.
+type madeRoleSpec struct {
+	trust               string
+	want                *policy.Document
+	boundary, trustedBy string
+}
+
+// ensureRole creates the role with its trust, boundary, tags and session
+// limit, or adopts the one an earlier sync made and brings its trust and
+// boundary in line. A role of that name that is not this request's is
+// never adopted.
+func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *leashv1.CredentialsRequest, r mintedUser, spec madeRoleSpec) (bool, error) {
+	trust, want, trustedBy := spec.trust, spec.want, spec.trustedBy
 	role, err := c.GetRole(ctx, r.name)
 	fresh := false
 	if iamclient.IsNotFound(err) {
 		_, err = c.CreateRole(ctx, iamclient.NewRole{Name: r.name, Path: r.path, Trust: trust, MaxSessionDuration: roleSessionDuration,
-			Tags: p.ownerTags(cr)})
+			Tags: p.ownerTags(cr), Boundary: spec.boundary})
 		if err == nil {
-			p.event(cr, "RoleCreated", "created IAM role %s trusted by %s", r.name, strings.Join(cr.Spec.ServiceAccountNames, ", "))
+			p.event(cr, "RoleCreated", "created IAM role %s trusted by %s", r.name, trustedBy)
 			return true, nil
 		}
 		if iamclient.IsAlreadyExists(err) {
@@ -173,7 +191,18 @@ func (p *Provisioner) ensureRole(ctx context.Context, c *iamclient.Client, cr *l
 		if err := c.UpdateTrust(ctx, r.name, trust); err != nil {
 			return fresh, err
 		}
-		p.event(cr, "RoleUpdated", "updated the trust policy of IAM role %s to spec.serviceAccountNames %s", r.name, strings.Join(cr.Spec.ServiceAccountNames, ", "))
+		p.event(cr, "RoleUpdated", "updated the trust policy of IAM role %s to %s", r.name, trustedBy)
+	}
+	if role.Boundary != spec.boundary {
+		if spec.boundary == "" {
+			err = c.DeleteRoleBoundary(ctx, r.name)
+		} else {
+			err = c.PutRoleBoundary(ctx, r.name, spec.boundary)
+		}
+		if err != nil {
+			return fresh, err
+		}
+		p.event(cr, "BoundaryUpdated", "set the permissions boundary of IAM role %s to %q", r.name, spec.boundary)
 	}
 	return fresh, nil
 }

@@ -41,6 +41,11 @@ func (p *Provisioner) checkRequest(cr *leashv1.CredentialsRequest, spec *leashv1
 			return nil, err
 		}
 	}
+	if mode == leashv1.ModeBroker {
+		if err := checkBrokerRequest(cr, spec); err != nil {
+			return nil, err
+		}
+	}
 	_, doc, err := requestedPolicy(spec)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 )
 
 // Annotation overrides the cluster's mode for one request: Mint,
-// Passthrough, Manual or STS.
+// Passthrough, Manual, STS or Broker.
 const Annotation = "leash.dev/mode"
 
 // ErrNotAWS marks a request whose providerSpec is for another cloud.
@@ -54,7 +54,7 @@ func Of(cr *leashv1.CredentialsRequest, spec *leashv1.AWSProviderSpec, cluster l
 		case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS, leashv1.ModeBroker:
 			mode = leashv1.CredentialsMode(m)
 		default:
-			return "", &inputerr.Error{Field: "metadata.annotations[" + Annotation + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual or STS", m)}
+			return "", &inputerr.Error{Field: "metadata.annotations[" + Annotation + "]", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual, STS or Broker", m)}
 		}
 	}
 	if mode == leashv1.ModeManual && spec.STSIAMRoleARN != "" {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,8 +73,21 @@ func TestApplyExamples(t *testing.T) {
 		"ack-system/ack-iam-controller":                "ack-system/ack-iam-controller-credentials",
 		"ack-system/worker-run-tags":                   "ack-system/worker-run-tags-credentials",
 	}
-	if n := countRequests(t, filepath.Join("..", "..", "examples")); n != len(requests) {
-		t.Fatalf("examples/ holds %d CredentialsRequests, the test checks %d: add the new one", n, len(requests))
+	// The Broker example gets a role trusted by the user apply makes to
+	// stand for the broker, and no Secret.
+	const brokerReq = "reports/report-exporter"
+	if n := countRequests(t, filepath.Join("..", "..", "examples")); n != len(requests)+1 {
+		t.Fatalf("examples/ holds %d CredentialsRequests, the test checks %d: add the new one", n, len(requests)+1)
+	}
+	brokerRow := strings.Fields(lineWith(stdout, brokerReq))
+	if len(brokerRow) < 5 || brokerRow[1] != "Broker" || !strings.Contains(brokerRow[2], ":role/leash/leash/") || brokerRow[len(brokerRow)-1] != "Ready" {
+		t.Errorf("row for %s = %v, want Broker, a role, Ready", brokerReq, brokerRow)
+	}
+	if !strings.Contains(stderr, ":user/leash-broker in the embedded endpoint to stand for the credential broker") {
+		t.Errorf("apply did not say it made the broker's user:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "secrets", "reports")); !os.IsNotExist(err) {
+		t.Errorf("a Secret was written for the Broker request (%v)", err)
 	}
 	principals := map[string]string{}
 	for req := range requests {
@@ -115,6 +129,17 @@ func TestApplyExamples(t *testing.T) {
 		c := local.iam(string(s.Data["aws_access_key_id"]), string(s.Data["aws_secret_access_key"]))
 		if _, err := c.CreateUser(context.Background(), &iam.CreateUserInput{UserName: aws.String("x")}); apiCode(err) != "AccessDenied" {
 			t.Errorf("the key of %s may create users: %v", ref, err)
+		}
+	}
+	if len(brokerRow) > 2 {
+		name := brokerRow[2][strings.LastIndex(brokerRow[2], "/")+1:]
+		role, err := local.iam(local.adminKey(t)).GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trust, _ := url.QueryUnescape(aws.ToString(role.Role.AssumeRolePolicyDocument))
+		if !strings.Contains(trust, ":user/leash-broker") || !strings.Contains(trust, `"aws:RequestTag/kubernetes-namespace":"reports"`) {
+			t.Errorf("the Broker role's trust is %s; want the leash-broker user with the reports namespace tag", trust)
 		}
 	}
 	local.stop(t, syscall.SIGTERM)

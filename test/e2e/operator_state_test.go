@@ -382,7 +382,8 @@ func TestOperatorLogsSettings(t *testing.T) {
 	cl := newCluster(t, clusterOptions{})
 	cl.namespace(t, "leash-system")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "leash-system", Name: "leash-config"},
-		Data: map[string]string{"mode": "Manual", "clusterName": "from-cm", "recheckInterval": "30s", "oidcIssuer": "https://oidc.example.com/from-cm"}}
+		Data: map[string]string{"mode": "Manual", "clusterName": "from-cm", "recheckInterval": "30s", "oidcIssuer": "https://oidc.example.com/from-cm",
+			"brokerPrincipal": "arn:aws:iam::111122223333:role/leash-broker"}}
 	cl.create(t, cm)
 	kubeconfig := cl.api.Kubeconfig(t, "operator")
 	args := []string{"operator", "--kubeconfig", kubeconfig, "--iam-endpoint", cl.url,
@@ -404,6 +405,7 @@ func TestOperatorLogsSettings(t *testing.T) {
 	t.Logf("%s", line)
 	for _, want := range []string{`"mode":"Manual"`, `"clusterName":"from-cm"`, `"iamEndpoint":"` + cl.url + `"`, `"recheckInterval":"30s"`,
 		`"oidcIssuer":"https://oidc.example.com/from-cm"`, `"oidcAudience":"sts.amazonaws.com"`,
+		`"brokerPrincipal":"arn:aws:iam::111122223333:role/leash-broker"`,
 		`"rootCredentials":"file ` + cl.local.AdminCredentialsPath() + `"`, `"permissionsBoundary":"none"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("settings line lacks %s", want)
