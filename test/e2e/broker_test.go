@@ -1,0 +1,205 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/broker"
+	"leash.dev/leash/internal/operator"
+)
+
+// TestBrokerServesAPodEndToEnd: a request in Broker mode, made and proven
+// by the operator on a real API server; a TokenRequest token of the pod's
+// service account for the broker's audience, bound to the pod; the broker
+// as its own process; and the AWS SDK for Go, the AWS CLI and boto3, each
+// given only AWS_CONTAINER_CREDENTIALS_FULL_URI and
+// AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE (besides the endpoint and the
+// Region), get a session of the request's role named after the pod, and are
+// refused what the request does not grant. Once the pod is deleted, the
+// same token gets no credentials.
+func TestBrokerServesAPodEndToEnd(t *testing.T) {
+	cl := newCluster(t, clusterOptions{})
+	ctx := context.Background()
+	const ns, sa, podName = "reports", "report-exporter", "exporter-7d9f"
+	cl.namespace(t, ns)
+
+	// The broker's AWS identity: a user allowed to assume roles and tag
+	// sessions, with a key in its own credentials file.
+	if _, err := cl.admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("leash-broker")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.admin.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String("leash-broker"), PolicyName: aws.String("assume"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sts:AssumeRole","sts:TagSession"],"Resource":"*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := cl.admin.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String("leash-broker")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokerCreds := filepath.Join(t.TempDir(), "credentials")
+	if err := os.WriteFile(brokerCreds, []byte(fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n",
+		aws.ToString(k.AccessKey.AccessKeyId), aws.ToString(k.AccessKey.SecretAccessKey))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	brokerARN := "arn:aws:iam::" + account + ":user/leash-broker"
+
+	stop, _ := cl.runOperator(t, cl.operatorOptions(operator.Config{BrokerPrincipal: brokerARN, AdminNamespaces: []string{ns}}))
+	defer stop()
+	cr := request(t, ns, "exporter", ns, "- effect: Allow\n  action: [\"iam:ListRoles\"]\n  resource: \"*\"\n")
+	cr.Annotations = map[string]string{operator.AnnotationMode: string(leashv1.ModeBroker)}
+	cr.Spec.ServiceAccountNames = []string{sa}
+	cl.create(t, cr)
+	role := cl.waitReady(t, ns, "exporter").Status.Principal
+
+	// The pod (no kubelet runs: the object is what the token is bound to)
+	// and its token, as the kubelet would request it for the volume the
+	// webhook adds.
+	cl.api.ServiceAccounts(t, ns, sa)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName},
+		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
+	cl.create(t, pod)
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{broker.Audience},
+		ExpirationSeconds: aws.Int64(broker.TokenExpirationSeconds),
+		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}
+	if err := cl.c.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}, tr); err != nil {
+		t.Fatalf("TokenRequest: %v", err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(tr.Status.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	credsURL, logs := startBroker(t, cl, brokerCreds)
+	wantARN := "arn:aws:sts::" + account + ":assumed-role/" + roleName(role) + "/" + podName
+
+	// Each client with only the container credentials variables.
+	podEnv := []string{"AWS_CONTAINER_CREDENTIALS_FULL_URI=" + credsURL, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=" + tokenFile,
+		"AWS_ENDPOINT_URL=" + cl.url, "AWS_DEFAULT_REGION=us-east-1", "AWS_REGION=us-east-1",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	t.Run("aws-sdk-go-v2", func(t *testing.T) {
+		for _, kv := range podEnv {
+			name, value, _ := strings.Cut(kv, "=")
+			t.Setenv(name, value)
+		}
+		for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+		t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := sts.NewFromConfig(cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil || aws.ToString(id.Arn) != wantARN {
+			t.Fatalf("GetCallerIdentity: %v, %v; want %s", aws.ToString(id.Arn), err, wantARN)
+		}
+		if _, err := iam.NewFromConfig(cfg).ListRoles(ctx, &iam.ListRolesInput{}); err != nil {
+			t.Errorf("ListRoles, which the request grants: %v", err)
+		}
+		if _, err := iam.NewFromConfig(cfg).ListUsers(ctx, &iam.ListUsersInput{}); apiErrCode(err) != "AccessDenied" {
+			t.Errorf("ListUsers, which the request does not grant: %v; want AccessDenied", err)
+		}
+	})
+	clients := []struct {
+		name             string
+		identity, denied []string
+	}{
+		{"aws-cli", []string{"aws", "sts", "get-caller-identity", "--query", "Arn", "--output", "text"}, []string{"aws", "iam", "list-users"}},
+		{"boto3", []string{"python3", "-c", "import boto3; print(boto3.client('sts').get_caller_identity()['Arn'])"},
+			[]string{"python3", "-c", "import boto3; boto3.client('iam').list_users()"}},
+	}
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runClient(podEnv, c.identity...)
+			if err != nil || strings.TrimSpace(out) != wantARN {
+				t.Fatalf("%s: %v\n%s\nwant %s", strings.Join(c.identity, " "), err, out, wantARN)
+			}
+			if out, err := runClient(podEnv, c.denied...); err == nil || !strings.Contains(out, "AccessDenied") {
+				t.Errorf("%s: %v\n%s\nwant AccessDenied", strings.Join(c.denied, " "), err, out)
+			}
+		})
+	}
+
+	// Every session the broker made carries the pod's tags: leash audit
+	// finds the AssumeRole and its tags in leash local's log.
+	assumes, _ := runLeash(t, "audit", "--data", cl.dataDir, "--output", "json", "--principal", brokerARN)
+	for _, tag := range []string{`{"key":"kubernetes-pod-name","value":"` + podName + `"}`, `{"key":"kubernetes-namespace","value":"` + ns + `"}`,
+		`{"key":"kubernetes-service-account","value":"` + sa + `"}`} {
+		if !strings.Contains(assumes, tag) {
+			t.Errorf("the broker's AssumeRole records lack tag %s:\n%s", tag, assumes)
+		}
+	}
+
+	// The pod deleted: its token gets no credentials, and the refusal is
+	// logged with the pod's name and without the token.
+	if err := cl.c.Delete(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the broker to refuse the deleted pod", func() (bool, string) {
+		out, err := runClient(podEnv, clients[0].identity...)
+		return err != nil && !strings.Contains(out, "assumed-role"), out
+	})
+	if !strings.Contains(logs.String(), podName) || strings.Contains(logs.String(), tr.Status.Token) {
+		t.Errorf("broker log: want the pod's name and never its token:\n%s", logs.String())
+	}
+}
+
+// startBroker runs `leash broker` against the cluster and leash local on a
+// free loopback port until the test ends, and returns its credentials URL
+// and its log.
+func startBroker(t *testing.T, cl *cluster, credentials string) (string, *syncBuffer) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	logs := &syncBuffer{}
+	cmd := exec.Command(leashBin, "broker", "--listen", addr, "--endpoint", cl.url, "--cluster-name", "e2e",
+		"--kubeconfig", cl.api.Kubeconfig(t, "leash-broker"))
+	cmd.Env = append(os.Environ(), "AWS_SHARED_CREDENTIALS_FILE="+credentials, "AWS_REGION=us-east-1")
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	waitFor(t, time.Minute, "leash broker to be ready", func() (bool, string) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false, err.Error() + "\n" + logs.String()
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
+	return "http://" + addr + broker.CredentialsPath, logs
+}
+
+// runClient runs a client with exactly env, and returns what it printed.
+func runClient(env []string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
