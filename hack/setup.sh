@@ -11,7 +11,7 @@
 #   reads the image archives with it). Run by root, it installs them; run by
 #   a user who can sudo, it runs sudo apt-get; otherwise it prints the
 #   command to run and exits 1, before any test runs.
-# - npm packages: test/peer's, with npm ci, when package-lock.json changed.
+# - npm packages: test/peer's and test/e2e/jsclient's, with npm ci, when a package-lock.json changed.
 # - kube-apiserver, etcd and kubectl (hack/envtest/build.sh) unless
 #   KUBEBUILDER_ASSETS is set, and helm (hack/helm.sh) unless HELM is set:
 #   built once from the Go module proxy into a cache folder (LEASH_CI_CACHE,
@@ -61,13 +61,17 @@ if [ "$node_major" -lt 20 ]; then
 	exit 1
 fi
 
-# test/peer's node_modules, installed again only when its lock file changes.
-lock="$(sha256sum test/peer/package-lock.json | cut -c1-64)"
-if [ "$(cat test/peer/node_modules/.leash-lock 2>/dev/null)" != "$lock" ]; then
-	say "installing test/peer's npm packages (npm ci)"
-	(cd test/peer && npm ci --no-audit --no-fund >&2)
-	echo "$lock" >test/peer/node_modules/.leash-lock
-fi
+# The npm packages of test/peer (the reference engine) and test/e2e/jsclient
+# (the AWS SDK for JavaScript as a pod's client), each installed again only
+# when its lock file changes.
+for dir in test/peer test/e2e/jsclient; do
+	lock="$(sha256sum "$dir/package-lock.json" | cut -c1-64)"
+	if [ "$(cat "$dir/node_modules/.leash-lock" 2>/dev/null)" != "$lock" ]; then
+		say "installing $dir's npm packages (npm ci)"
+		(cd "$dir" && npm ci --no-audit --no-fund >&2)
+		echo "$lock" >"$dir/node_modules/.leash-lock"
+	fi
+done
 
 # The build scripts print where the binary is, and build it only when it is
 # missing or of another version.

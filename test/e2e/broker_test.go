@@ -28,8 +28,8 @@ import (
 // TestBrokerServesAPodEndToEnd: a request in Broker mode, made and proven
 // by the operator on a real API server; a TokenRequest token of the pod's
 // service account for the broker's audience, bound to the pod; the broker
-// as its own process; and the AWS SDK for Go, the AWS CLI and boto3, each
-// given only AWS_CONTAINER_CREDENTIALS_FULL_URI and
+// as its own process; and the AWS SDKs for Go and JavaScript v3, the AWS
+// CLI and boto3, each given only AWS_CONTAINER_CREDENTIALS_FULL_URI and
 // AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE (besides the endpoint and the
 // Region), get a session of the request's role named after the pod, and are
 // refused what the request does not grant. Once the pod is deleted, the
@@ -126,6 +126,8 @@ func TestBrokerServesAPodEndToEnd(t *testing.T) {
 		{"aws-cli", []string{"aws", "sts", "get-caller-identity", "--query", "Arn", "--output", "text"}, []string{"aws", "iam", "list-users"}},
 		{"boto3", []string{"python3", "-c", "import boto3; print(boto3.client('sts').get_caller_identity()['Arn'])"},
 			[]string{"python3", "-c", "import boto3; boto3.client('iam').list_users()"}},
+		// hack/setup.sh installs jsclient's packages.
+		{"aws-sdk-js-v3", []string{"node", filepath.Join("jsclient", "client.mjs"), "identity"}, []string{"node", filepath.Join("jsclient", "client.mjs"), "list-users"}},
 	}
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,12 +196,20 @@ func startBroker(t *testing.T, cl *cluster, credentials string) (string, *syncBu
 	return "http://" + addr + broker.CredentialsPath, logs
 }
 
-// runClient runs a client with exactly env, and returns what it printed.
+// runClient runs a client with exactly env, and returns its last line of
+// standard output, or on failure its standard error (node warns there of
+// versions, and the clients print refusals there).
 func runClient(env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return stderr.String(), err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1], nil
 }
