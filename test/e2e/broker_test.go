@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,64 +36,16 @@ import (
 // refused what the request does not grant. Once the pod is deleted, the
 // same token gets no credentials.
 func TestBrokerServesAPodEndToEnd(t *testing.T) {
-	cl := newCluster(t, clusterOptions{})
-	ctx := context.Background()
-	const ns, sa, podName = "reports", "report-exporter", "exporter-7d9f"
-	cl.namespace(t, ns)
+	w := newBrokerWorld(t, clusterOptions{})
+	cl, ctx, tr, pod := w.cl, context.Background(), w.token, w.pod
+	const ns, sa, podName = brokerNS, brokerSA, brokerPod
+	brokerARN := w.brokerARN
 
-	// The broker's AWS identity: a user allowed to assume roles and tag
-	// sessions, with a key in its own credentials file.
-	if _, err := cl.admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("leash-broker")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.admin.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String("leash-broker"), PolicyName: aws.String("assume"),
-		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sts:AssumeRole","sts:TagSession"],"Resource":"*"}]}`)}); err != nil {
-		t.Fatal(err)
-	}
-	k, err := cl.admin.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String("leash-broker")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	brokerCreds := filepath.Join(t.TempDir(), "credentials")
-	if err := os.WriteFile(brokerCreds, []byte(fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n",
-		aws.ToString(k.AccessKey.AccessKeyId), aws.ToString(k.AccessKey.SecretAccessKey))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	brokerARN := "arn:aws:iam::" + account + ":user/leash-broker"
-
-	stop, _ := cl.runOperator(t, cl.operatorOptions(operator.Config{BrokerPrincipal: brokerARN, AdminNamespaces: []string{ns}}))
-	defer stop()
-	cr := request(t, ns, "exporter", ns, "- effect: Allow\n  action: [\"iam:ListRoles\"]\n  resource: \"*\"\n")
-	cr.Annotations = map[string]string{operator.AnnotationMode: string(leashv1.ModeBroker)}
-	cr.Spec.ServiceAccountNames = []string{sa}
-	cl.create(t, cr)
-	role := cl.waitReady(t, ns, "exporter").Status.Principal
-
-	// The pod (no kubelet runs: the object is what the token is bound to)
-	// and its token, as the kubelet would request it for the volume the
-	// webhook adds.
-	cl.api.ServiceAccounts(t, ns, sa)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName},
-		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
-	cl.create(t, pod)
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{broker.Audience},
-		ExpirationSeconds: aws.Int64(broker.TokenExpirationSeconds),
-		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}
-	if err := cl.c.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}, tr); err != nil {
-		t.Fatalf("TokenRequest: %v", err)
-	}
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte(tr.Status.Token), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	credsURL, logs := startBroker(t, cl, brokerCreds)
-	wantARN := "arn:aws:sts::" + account + ":assumed-role/" + roleName(role) + "/" + podName
+	credsURL, logs := startBroker(t, cl, w.brokerCreds)
+	wantARN := w.wantARN()
 
 	// Each client with only the container credentials variables.
-	podEnv := []string{"AWS_CONTAINER_CREDENTIALS_FULL_URI=" + credsURL, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=" + tokenFile,
-		"AWS_ENDPOINT_URL=" + cl.url, "AWS_DEFAULT_REGION=us-east-1", "AWS_REGION=us-east-1",
-		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	podEnv := w.env(t, credsURL)
 	t.Run("aws-sdk-go-v2", func(t *testing.T) {
 		for _, kv := range podEnv {
 			name, value, _ := strings.Cut(kv, "=")
@@ -165,10 +118,177 @@ func TestBrokerServesAPodEndToEnd(t *testing.T) {
 	}
 }
 
+// TestBrokerClientsRefreshAcrossAnExpiry: sessions of the shortest
+// duration STS allows (15 minutes), issued by a leash local whose clock is
+// 14 minutes behind, so that each Expiration a client reads is a minute
+// away. The AWS SDKs for Go and JavaScript v3 and boto3, each one process
+// calling GetCallerIdentity every 5 seconds for 80 seconds, pass that
+// Expiration, fetch again from the broker (which makes a new session when
+// less than a quarter of its duration is left), and never see an error;
+// the AWS CLI fetches at each run.
+func TestBrokerClientsRefreshAcrossAnExpiry(t *testing.T) {
+	w := newBrokerWorld(t, clusterOptions{clockOffset: -14 * time.Minute})
+	credsURL, _ := startBroker(t, w.cl, w.brokerCreds, "--session-duration", "15m")
+	env, want := w.env(t, credsURL), w.wantARN()
+	const calls, every = 17, 5 * time.Second
+	loops := map[string][]string{
+		"boto3":         {"python3", "-c", fmt.Sprintf("import boto3, time\nc = boto3.client('sts')\nfor i in range(%d):\n    print(c.get_caller_identity()['Arn'], flush=True)\n    time.sleep(%d)", calls, int(every.Seconds()))},
+		"aws-sdk-js-v3": {"node", filepath.Join("jsclient", "client.mjs"), "identity-loop", fmt.Sprint(calls), fmt.Sprint(int(every.Seconds()))},
+	}
+	results := make(chan string, len(loops)+1)
+	for name, args := range loops {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			switch {
+			case err != nil:
+				results <- fmt.Sprintf("%s: %v\n%s", name, err, stderr.String())
+			case len(lines) != calls || slices.ContainsFunc(lines, func(l string) bool { return l != want }):
+				results <- fmt.Sprintf("%s: printed\n%s\nwant %d lines of %s", name, out, calls, want)
+			default:
+				results <- ""
+			}
+		}()
+	}
+	go func() {
+		for _, kv := range env {
+			name, value, _ := strings.Cut(kv, "=")
+			t.Setenv(name, value)
+		}
+		for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
+			os.Unsetenv(name)
+		}
+		results <- goLoop(want, calls, every)
+	}()
+	for range len(loops) + 1 {
+		if r := <-results; r != "" {
+			t.Error(r)
+		}
+	}
+	if out, err := runClient(env, "aws", "sts", "get-caller-identity", "--query", "Arn", "--output", "text"); err != nil || out != want {
+		t.Errorf("aws sts get-caller-identity after the first sessions' Expiration: %v\n%s", err, out)
+	}
+	// More than one session was issued for the pod: the clients did fetch
+	// again past an Expiration.
+	out, _ := runLeash(t, "audit", "--data", w.cl.dataDir, "--output", "json", "--principal", w.brokerARN)
+	if n := strings.Count(out, `"roleSessionName":"`+brokerPod+`"`); n < 2 {
+		t.Errorf("%d sessions issued for the pod over %v of 15-minute sessions a minute from their Expiration; want at least 2", n, calls*every)
+	}
+}
+
+// goLoop is the AWS SDK for Go as a long-running pod: one config, its
+// credentials cached and refreshed by the SDK, calling GetCallerIdentity
+// every interval; "" when every call answered want.
+func goLoop(want string, calls int, every time.Duration) string {
+	ctx := context.Background()
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithSharedCredentialsFiles([]string{os.DevNull}), config.WithSharedConfigFiles([]string{os.DevNull}))
+	if err != nil {
+		return "aws-sdk-go-v2: " + err.Error()
+	}
+	c := sts.NewFromConfig(cfg)
+	for i := range calls {
+		id, err := c.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil || aws.ToString(id.Arn) != want {
+			return fmt.Sprintf("aws-sdk-go-v2: call %d: %v %v; want %s", i+1, aws.ToString(id.Arn), err, want)
+		}
+		time.Sleep(every)
+	}
+	return ""
+}
+
+// The request, service account and pod the broker tests serve.
+const brokerNS, brokerSA, brokerPod = "reports", "report-exporter", "exporter-7d9f"
+
+// brokerWorld is a Broker request made Ready by the operator, its pod, and
+// the pod's token in a file, with the broker's own AWS identity (a user of
+// leash local) in a credentials file.
+type brokerWorld struct {
+	cl                                *cluster
+	brokerARN, brokerCreds, tokenFile string
+	role                              string
+	pod                               *corev1.Pod
+	token                             *authenticationv1.TokenRequest
+}
+
+func newBrokerWorld(t *testing.T, o clusterOptions) *brokerWorld {
+	t.Helper()
+	cl := newCluster(t, o)
+	ctx := context.Background()
+	const ns, sa, podName = brokerNS, brokerSA, brokerPod
+	cl.namespace(t, ns)
+
+	// The broker's AWS identity: a user allowed to assume roles and tag
+	// sessions, with a key in its own credentials file.
+	if _, err := cl.admin.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("leash-broker")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.admin.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String("leash-broker"), PolicyName: aws.String("assume"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sts:AssumeRole","sts:TagSession"],"Resource":"*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := cl.admin.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String("leash-broker")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokerCreds := filepath.Join(t.TempDir(), "credentials")
+	if err := os.WriteFile(brokerCreds, []byte(fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n",
+		aws.ToString(k.AccessKey.AccessKeyId), aws.ToString(k.AccessKey.SecretAccessKey))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	brokerARN := "arn:aws:iam::" + account + ":user/leash-broker"
+
+	stop, _ := cl.runOperator(t, cl.operatorOptions(operator.Config{BrokerPrincipal: brokerARN, AdminNamespaces: []string{ns}}))
+	t.Cleanup(stop)
+	cr := request(t, ns, "exporter", ns, "- effect: Allow\n  action: [\"iam:ListRoles\"]\n  resource: \"*\"\n")
+	cr.Annotations = map[string]string{operator.AnnotationMode: string(leashv1.ModeBroker)}
+	cr.Spec.ServiceAccountNames = []string{sa}
+	cl.create(t, cr)
+	role := cl.waitReady(t, ns, "exporter").Status.Principal
+
+	// The pod (no kubelet runs: the object is what the token is bound to)
+	// and its token, as the kubelet would request it for the volume the
+	// webhook adds.
+	cl.api.ServiceAccounts(t, ns, sa)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName},
+		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
+	cl.create(t, pod)
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{broker.Audience},
+		ExpirationSeconds: aws.Int64(broker.TokenExpirationSeconds),
+		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}
+	if err := cl.c.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}, tr); err != nil {
+		t.Fatalf("TokenRequest: %v", err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(tr.Status.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	return &brokerWorld{cl: cl, brokerARN: brokerARN, brokerCreds: brokerCreds, tokenFile: tokenFile, role: role, pod: pod, token: tr}
+}
+
+// env is exactly what a pod's client is given: the container credentials
+// variables, leash local's endpoint and the Region.
+func (w *brokerWorld) env(t *testing.T, credsURL string) []string {
+	return []string{"AWS_CONTAINER_CREDENTIALS_FULL_URI=" + credsURL, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE=" + w.tokenFile,
+		"AWS_ENDPOINT_URL=" + w.cl.url, "AWS_DEFAULT_REGION=us-east-1", "AWS_REGION=us-east-1",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+}
+
+// wantARN is the ARN of the pod's sessions.
+func (w *brokerWorld) wantARN() string {
+	return "arn:aws:sts::" + account + ":assumed-role/" + roleName(w.role) + "/" + brokerPod
+}
+
 // startBroker runs `leash broker` against the cluster and leash local on a
 // free loopback port until the test ends, and returns its credentials URL
 // and its log.
-func startBroker(t *testing.T, cl *cluster, credentials string) (string, *syncBuffer) {
+func startBroker(t *testing.T, cl *cluster, credentials string, args ...string) (string, *syncBuffer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -177,8 +297,8 @@ func startBroker(t *testing.T, cl *cluster, credentials string) (string, *syncBu
 	addr := l.Addr().String()
 	_ = l.Close()
 	logs := &syncBuffer{}
-	cmd := exec.Command(leashBin, "broker", "--listen", addr, "--endpoint", cl.url, "--cluster-name", "e2e",
-		"--kubeconfig", cl.api.Kubeconfig(t, "leash-broker"))
+	cmd := exec.Command(leashBin, append([]string{"broker", "--listen", addr, "--endpoint", cl.url, "--cluster-name", "e2e",
+		"--kubeconfig", cl.api.Kubeconfig(t, "leash-broker")}, args...)...)
 	cmd.Env = append(os.Environ(), "AWS_SHARED_CREDENTIALS_FILE="+credentials, "AWS_REGION=us-east-1")
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {

@@ -52,6 +52,8 @@ type clusterOptions struct {
 	webhooks bool
 	// otherAccounts are accounts leash local holds beside account.
 	otherAccounts []string
+	// clockOffset moves leash local's clock (localaws.Config.ClockOffset).
+	clockOffset time.Duration
 }
 
 func newCluster(t *testing.T, o clusterOptions) *cluster {
@@ -62,7 +64,7 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 	}
 	api := apiserver.Start(t, ao)
 	dir := t.TempDir()
-	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks, OtherAccounts: o.otherAccounts})
+	local, url := startInProcessLocal(t, localaws.Config{DataDir: dir, AccountID: account, Faults: o.faults, AfterCall: o.afterCall, JWKSFiles: o.jwks, OtherAccounts: o.otherAccounts, ClockOffset: o.clockOffset})
 	cl := &cluster{api: api, c: api.Client, local: local, url: url, dataDir: dir}
 	cl.admin = cl.iamAs(t, cl.adminKey(t))
 	return cl
