@@ -112,9 +112,9 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 				return &inputerr.Error{Msg: err.Error()}
 			}
 			switch leashv1.CredentialsMode(mode) {
-			case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS:
+			case leashv1.ModeMint, leashv1.ModePassthrough, leashv1.ModeManual, leashv1.ModeSTS, leashv1.ModeBroker:
 			default:
-				return &inputerr.Error{Source: "--mode", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual or STS (the cluster's, as the operator runs)", mode)}
+				return &inputerr.Error{Source: "--mode", Msg: fmt.Sprintf("%q is not a mode; use Mint, Passthrough, Manual, STS or Broker (the cluster's, as the operator runs)", mode)}
 			}
 			set.NodeRole, set.NodeRoleOnly, set.Audience, set.Mode = roles, nodeRoleOnly, audience, leashv1.CredentialsMode(mode)
 			// A pod that names its request (leash.dev/credentials) is checked
@@ -172,7 +172,7 @@ pod that lacks one. Exit status: 0 clean, 1 findings at or above --fail-on,
 	f.StringArrayVar(&nodeRole, "node-role-policy", nil, "policy document `FILE` (JSON) of the node's instance role, checked for pods under the metadata profile; repeat for each")
 	f.StringVar(&nodeRoleName, "node-role", "", "IAM role `NAME` or ARN of the nodes' instance profile, whose policies to read from IAM and check for pods under the metadata profile (e.g. --node-role eks-node)")
 	access.addFlags(f, "read --node-role")
-	f.StringVar(&mode, "mode", string(leashv1.ModeManual), "the cluster's credentials `MODE` (the operator's): Mint, Passthrough, Manual or STS; with a request's leash.dev/mode it decides which requests are STS and need a projected token (in Manual, those with stsIAMRoleARN)")
+	f.StringVar(&mode, "mode", string(leashv1.ModeManual), "the cluster's credentials `MODE` (the operator's): Mint, Passthrough, Manual, STS or Broker; with a request's leash.dev/mode it decides which requests are STS or Broker and need a projected token (in Manual, STS are those with stsIAMRoleARN)")
 	f.StringVar(&audience, "oidc-audience", oidcissuer.DefaultAudience, "`AUDIENCE` the roles trust in a projected service account token (the operator's --oidc-audience): STS requests' tokens must carry it")
 	f.StringSliceVar(&nodeRoleOnly, "node-role-only", workload.DefaultNodeRoleOnly, "action `PATTERN` the node role may grant under the metadata profile; repeat or separate with commas")
 	return cmd

@@ -115,6 +115,11 @@ func TestCheckWorkloadClusterMode(t *testing.T) {
 	if out, _, code := run(t, append(args, "--mode", "STS")...); code != 1 || !strings.Contains(out, "LEASH-WL-005") {
 		t.Errorf("--mode STS: exit %d, want LEASH-WL-005\n%s", code, out)
 	}
+	// In a Broker cluster the examples' pods get the broker agent and its
+	// token, and no Secret: credentialed, no findings.
+	if out, stderr, code := run(t, append(args, "--mode", "Broker")...); code != 0 || !strings.Contains(out, "No findings") {
+		t.Errorf("--mode Broker: exit %d\n%s%s", code, out, stderr)
+	}
 	if _, stderr, code := run(t, append(args, "--mode", "Mintt")...); code != 2 || !strings.Contains(stderr, "--mode") {
 		t.Errorf("--mode Mintt: exit %d %q", code, stderr)
 	}
