@@ -61,12 +61,13 @@ sessions it ended did. Secrets are never recorded.
 sessions: the successful AssumeRole calls (no error code) whose requested
 session tags (requestParameters.tags) have kubernetes-namespace NAMESPACE and
 kubernetes-pod-name NAME, and every call made with the access keys they
-returned (responseElements.credentials.accessKeyId), the AssumeRole calls
-listed too. Sessions issued up to 12 hours before --since count. Each
-session is named on stderr with its pod UID, so pods of one name over time
-are told apart. Without --broker, a session that any principal allowed
-sts:TagSession tagged so is included; --broker ARN keeps only the AssumeRole
-calls made by the broker's principal (a role's ARN: its sessions).
+returned (responseElements.credentials.accessKeyId); the AssumeRole calls are
+listed too (--policy leaves them out: the broker made them). Sessions issued
+up to 12 hours before --since count. Each session is named on stderr with its
+pod UID, so that pods of one name over time are told apart. Without --broker,
+a session that any principal allowed sts:TagSession tagged so is included;
+--broker ARN keeps only the AssumeRole calls made by the broker's principal
+(a role's ARN selects its sessions).
 
 --policy prints instead the identity policy that allows exactly the selected
 calls that passed authorization (each IAM action on the resources it named),
@@ -112,7 +113,7 @@ tell its resources), to narrow by hand.`),
 	fl.StringVar(&o.region, "region", "", "`REGION` whose events LookupEvents reads; default AWS_REGION, else us-east-1 (e.g. --region eu-west-1)")
 	fl.StringVar(&o.principal, "principal", "", "only calls by the principal `ARN` and the sessions derived from it (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)")
 	fl.StringVar(&o.pod, "pod", "", "only calls by the leash broker sessions tagged as the pod `NAMESPACE/NAME`, and the AssumeRole calls that issued them (e.g. --pod shop/web-0)")
-	fl.StringVar(&o.broker, "broker", "", "with --pod, only sessions issued by the broker's principal `ARN`; without it, any session tagged as the pod (e.g. --broker arn:aws:iam::111122223333:role/leash-broker)")
+	fl.StringVar(&o.broker, "broker", "", "with --pod, only sessions whose AssumeRole the broker's principal `ARN` made (a role's ARN selects its sessions); without it, a session anyone tagged as the pod counts (e.g. --broker arn:aws:iam::111122223333:role/leash-broker)")
 	fl.StringVar(&o.since, "since", "", "only calls at or after `TIME`: RFC 3339, or a duration before now (e.g. --since 1h)")
 	fl.StringVar(&o.until, "until", "", "only calls before `TIME`, like --since (e.g. --until 2026-11-29T13:00:00Z)")
 	fl.StringVar(&o.issuedBefore, "issued-before", "", "only calls made with sessions issued before `TIME`, like --since (e.g. --issued-before 2026-11-29T13:00:00Z)")

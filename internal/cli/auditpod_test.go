@@ -182,3 +182,22 @@ func TestAuditPodBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// The help names the rule and what --broker leaves to the reader when it
+// is not given.
+func TestAuditPodHelpSaysWhatWithoutBrokerIncludes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := Run(context.Background(), []string{"audit", "--help"}, nil, &out, &errOut); status != ExitOK {
+		t.Fatalf("status %d; stderr: %s", status, errOut.String())
+	}
+	help := strings.Join(strings.Fields(out.String()), " ")
+	for _, w := range []string{
+		"the successful AssumeRole calls (no error code) whose requested session tags (requestParameters.tags) have kubernetes-namespace NAMESPACE and kubernetes-pod-name NAME",
+		"Without --broker, a session that any principal allowed sts:TagSession tagged so is included",
+		"without it, a session anyone tagged as the pod counts",
+	} {
+		if !strings.Contains(help, w) {
+			t.Errorf("help lacks %q:\n%s", w, out.String())
+		}
+	}
+}
