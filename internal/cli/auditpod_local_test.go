@@ -23,7 +23,8 @@ import (
 // session's key as CloudTrail does, so leash audit --pod over its log
 // lists a pod's calls: here the administrator plays the broker, assuming a
 // role with the broker's five tags through the AWS SDK, and the session
-// makes one call that is allowed and one that is refused.
+// makes one call that is allowed and one that is refused. LookupEvents
+// answers newest first.
 func TestAuditPodOverLeashLocalLog(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -72,11 +73,19 @@ func TestAuditPodOverLeashLocalLog(t *testing.T) {
 		{"the broker's principal", []string{"--pod", "shop/web-0", "--broker", aws.ToString(me.Arn)}, []string{"sts:AssumeRole", "iam:GetRole", "iam:ListUsers"}},
 		{"another broker", []string{"--pod", "shop/web-0", "--broker", "arn:aws:iam::111122223333:role/leash-broker"}, nil},
 		{"another pod", []string{"--pod", "shop/web-1"}, nil},
+		// Through LookupEvents: the sessions are looked up by event name,
+		// the calls read in the window, as for leash revoke's chains.
+		{"through leash local's LookupEvents", []string{"--pod", "shop/web-0", "--broker", aws.ToString(me.Arn), "--endpoint", l.URL, "--credentials-file", l.AdminCredentialsPath()},
+			[]string{"iam:ListUsers", "iam:GetRole", "sts:AssumeRole"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if status := Run(ctx, append([]string{"audit", "--data", dir, "--output", "json"}, tt.args...), nil, &stdout, &stderr); status != ExitOK {
+			args := append([]string{"audit", "--output", "json"}, tt.args...)
+			if !slices.Contains(tt.args, "--endpoint") {
+				args = append(args, "--data", dir)
+			}
+			if status := Run(ctx, args, nil, &stdout, &stderr); status != ExitOK {
 				t.Fatalf("status %d; stderr: %s", status, stderr.String())
 			}
 			var calls []string
