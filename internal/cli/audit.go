@@ -112,7 +112,7 @@ tell its resources), to narrow by hand.`),
 	fl.StringVar(&o.profile, "profile", "", "named `PROFILE` of the shared credentials and config files whose credentials call LookupEvents; default $AWS_PROFILE when no key is in the environment (e.g. --profile incident)")
 	fl.StringVar(&o.region, "region", "", "`REGION` whose events LookupEvents reads; default AWS_REGION, else us-east-1 (e.g. --region eu-west-1)")
 	fl.StringVar(&o.principal, "principal", "", "only calls by the principal `ARN` and the sessions derived from it (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)")
-	fl.StringVar(&o.pod, "pod", "", "only calls by the leash broker sessions tagged as the pod `NAMESPACE/NAME`, and the AssumeRole calls that issued them (e.g. --pod shop/web-0)")
+	fl.StringVar(&o.pod, "pod", "", "only calls by the sessions that successful AssumeRole calls tagged kubernetes-namespace and kubernetes-pod-name of the pod `NAMESPACE/NAME`, as leash broker tags them, and those AssumeRole calls (e.g. --pod shop/web-0)")
 	fl.StringVar(&o.broker, "broker", "", "with --pod, only sessions whose AssumeRole the broker's principal `ARN` made (a role's ARN selects its sessions); without it, a session anyone tagged as the pod counts (e.g. --broker arn:aws:iam::111122223333:role/leash-broker)")
 	fl.StringVar(&o.since, "since", "", "only calls at or after `TIME`: RFC 3339, or a duration before now (e.g. --since 1h)")
 	fl.StringVar(&o.until, "until", "", "only calls before `TIME`, like --since (e.g. --until 2026-11-29T13:00:00Z)")
