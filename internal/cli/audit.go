@@ -22,6 +22,7 @@ type auditOptions struct {
 	fromAWS                                           bool
 	profile                                           string
 	principal, since, until, issuedBefore, output     string
+	pod, broker                                       string
 	denied, policy                                    bool
 	getenv                                            func(string) string
 }
@@ -56,6 +57,18 @@ assumed-role session's ARN that one session. After a revoke, --issued-before
 keeps only calls made with sessions issued before the revoke: what the
 sessions it ended did. Secrets are never recorded.
 
+--pod NAMESPACE/NAME selects instead the calls of a pod's leash broker
+sessions: the successful AssumeRole calls (no error code) whose requested
+session tags (requestParameters.tags) have kubernetes-namespace NAMESPACE and
+kubernetes-pod-name NAME, and every call made with the access keys they
+returned (responseElements.credentials.accessKeyId); the AssumeRole calls are
+listed too (--policy leaves them out: the broker made them). Sessions issued
+up to 12 hours before --since count. Each session is named on stderr with its
+pod UID, so that pods of one name over time are told apart. Without --broker,
+a session that any principal allowed sts:TagSession tagged so is included;
+--broker ARN keeps only the AssumeRole calls made by the broker's principal
+(a role's ARN selects its sessions).
+
 --policy prints instead the identity policy that allows exactly the selected
 calls that passed authorization (each IAM action on the resources it named),
 and on stderr the calls it leaves out (refused ones are never granted) and
@@ -72,6 +85,9 @@ tell its resources), to narrow by hand.`),
 			"# Denied calls since a time, through leash local's LookupEvents, as JSON lines",
 			"leash audit --endpoint http://127.0.0.1:4566 --credentials-file leash-data/admin-credentials \\",
 			"  --since 2026-11-29T12:00:00Z --denied --output json",
+			"",
+			"# What the pod web-0 of namespace shop did with the sessions leash broker issued it",
+			"leash audit --trail-dir ./trail --pod shop/web-0 --broker arn:aws:iam::111122223333:role/leash-broker --since 24h",
 			"",
 			"# The least-privilege policy of what the CI role used, and what its current policy grants beyond it",
 			"leash audit --trail-dir ./trail --principal arn:aws:iam::111122223333:role/ci/ci-deploy --policy > used.json",
@@ -96,6 +112,8 @@ tell its resources), to narrow by hand.`),
 	fl.StringVar(&o.profile, "profile", "", "named `PROFILE` of the shared credentials and config files whose credentials call LookupEvents; default $AWS_PROFILE when no key is in the environment (e.g. --profile incident)")
 	fl.StringVar(&o.region, "region", "", "`REGION` whose events LookupEvents reads; default AWS_REGION, else us-east-1 (e.g. --region eu-west-1)")
 	fl.StringVar(&o.principal, "principal", "", "only calls by the principal `ARN` and the sessions derived from it (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)")
+	fl.StringVar(&o.pod, "pod", "", "only calls by the sessions that successful AssumeRole calls tagged kubernetes-namespace and kubernetes-pod-name of the pod `NAMESPACE/NAME`, as leash broker tags them, and those AssumeRole calls (e.g. --pod shop/web-0)")
+	fl.StringVar(&o.broker, "broker", "", "with --pod, only sessions whose AssumeRole the broker's principal `ARN` made (a role's ARN selects its sessions); without it, a session anyone tagged as the pod counts (e.g. --broker arn:aws:iam::111122223333:role/leash-broker)")
 	fl.StringVar(&o.since, "since", "", "only calls at or after `TIME`: RFC 3339, or a duration before now (e.g. --since 1h)")
 	fl.StringVar(&o.until, "until", "", "only calls before `TIME`, like --since (e.g. --until 2026-11-29T13:00:00Z)")
 	fl.StringVar(&o.issuedBefore, "issued-before", "", "only calls made with sessions issued before `TIME`, like --since (e.g. --issued-before 2026-11-29T13:00:00Z)")
@@ -117,6 +135,11 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if o.pod != "" {
+		if src, err = podTrail(ctx, o, f, src, stderr); err != nil {
+			return err
+		}
+	}
 	if o.policy {
 		return writeObservedPolicy(ctx, src, f, stdout, stderr)
 	}
@@ -133,10 +156,11 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 // auditFilter is the selection the flags ask for.
 func auditFilter(o auditOptions, now time.Time) (audit.Filter, error) {
 	f := audit.Filter{Principal: o.principal, Denied: o.denied}
-	if o.principal != "" {
-		if parts := strings.SplitN(o.principal, ":", 6); len(parts) != 6 || parts[0] != "arn" || (parts[2] != "iam" && parts[2] != "sts") || parts[4] == "" {
-			return f, &inputerr.Error{Source: "--principal", Msg: fmt.Sprintf("%q is not the ARN of a user, role or session: give one such as arn:aws:iam::111122223333:role/ci-deploy or arn:aws:sts::111122223333:assumed-role/ci-deploy/run-1", o.principal)}
-		}
+	if err := checkPrincipalARN("--principal", o.principal); err != nil {
+		return f, err
+	}
+	if err := checkPodFlags(o); err != nil {
+		return f, err
 	}
 	for _, t := range []struct {
 		flag, value string
@@ -155,6 +179,17 @@ func auditFilter(o auditOptions, now time.Time) (audit.Filter, error) {
 		return f, &inputerr.Error{Msg: fmt.Sprintf("--since %s is not before --until %s: give a window that starts before it ends", f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339))}
 	}
 	return f, nil
+}
+
+// checkPrincipalARN refuses a value of flag that is not an IAM or STS ARN.
+func checkPrincipalARN(flag, arn string) error {
+	if arn == "" {
+		return nil
+	}
+	if parts := strings.SplitN(arn, ":", 6); len(parts) != 6 || parts[0] != "arn" || (parts[2] != "iam" && parts[2] != "sts") || parts[4] == "" {
+		return &inputerr.Error{Source: flag, Msg: fmt.Sprintf("%q is not the ARN of a user, role or session: give one such as arn:aws:iam::111122223333:role/ci-deploy or arn:aws:sts::111122223333:assumed-role/ci-deploy/run-1", arn)}
+	}
+	return nil
 }
 
 // auditSource is the one trail the flags name.

@@ -19,8 +19,8 @@ import (
 // that were allowed, which --denied would leave out.
 func checkPolicyFlags(o auditOptions, outputSet bool) error {
 	switch {
-	case o.principal == "":
-		return &inputerr.Error{Source: "--policy", Msg: "needs --principal: a policy is for one principal; give the role or user whose calls it should allow (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy)"}
+	case o.principal == "" && o.pod == "":
+		return &inputerr.Error{Source: "--policy", Msg: "needs --principal or --pod: a policy is for one principal; give the role or user whose calls it should allow (e.g. --principal arn:aws:iam::111122223333:role/ci-deploy), or the pod (e.g. --pod shop/web-0)"}
 	case o.denied:
 		return &inputerr.Error{Source: "--policy", Msg: "--denied keeps only refused calls, and --policy grants none of those: drop --denied (the refused calls are listed on stderr)"}
 	case outputSet:
