@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -290,6 +292,21 @@ func (w *brokerWorld) wantARN() string {
 // and its log.
 func startBroker(t *testing.T, cl *cluster, credentials string, args ...string) (string, *syncBuffer) {
 	t.Helper()
+	b := runBroker(t, cl, credentials, nil, args...)
+	return "http://" + b.addr + broker.CredentialsPath, b.logs
+}
+
+// brokerProcess is one `leash broker` process.
+type brokerProcess struct {
+	addr string
+	logs *syncBuffer
+	cmd  *exec.Cmd
+}
+
+// runBroker starts `leash broker` on a free loopback port, and returns once
+// it is ready (over TLS when ca, the CA of its --tls-cert-file, is given).
+func runBroker(t *testing.T, cl *cluster, credentials string, ca *x509.CertPool, args ...string) *brokerProcess {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -305,15 +322,19 @@ func startBroker(t *testing.T, cl *cluster, credentials string, args ...string) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	scheme, hc := "http", http.DefaultClient
+	if ca != nil {
+		scheme, hc = "https", &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, MinVersion: tls.VersionTLS12}}}
+	}
 	waitFor(t, time.Minute, "leash broker to be ready", func() (bool, string) {
-		resp, err := http.Get("http://" + addr + "/readyz")
+		resp, err := hc.Get(scheme + "://" + addr + "/readyz")
 		if err != nil {
 			return false, err.Error() + "\n" + logs.String()
 		}
 		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, resp.Status
 	})
-	return "http://" + addr + broker.CredentialsPath, logs
+	return &brokerProcess{addr: addr, logs: logs, cmd: cmd}
 }
 
 // runClient runs a client with exactly env, and returns its last line of
