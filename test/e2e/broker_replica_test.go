@@ -69,7 +69,7 @@ func TestBrokerReplicaKilledMidRequest(t *testing.T) {
 	}
 	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
 		t.Setenv(name, "")
-		os.Unsetenv(name)
+		_ = os.Unsetenv(name)
 	}
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithSharedCredentialsFiles([]string{os.DevNull}), config.WithSharedConfigFiles([]string{os.DevNull}))
@@ -121,7 +121,7 @@ func roundRobin(t *testing.T, backends ...string) (string, []*atomic.Int64) {
 				return
 			}
 			go func() {
-				defer c.Close()
+				defer func() { _ = c.Close() }()
 				for range backends {
 					i := int(next.Add(1)-1) % len(backends)
 					up, err := net.Dial("tcp", backends[i])
@@ -129,7 +129,7 @@ func roundRobin(t *testing.T, backends ...string) (string, []*atomic.Int64) {
 						continue
 					}
 					served[i].Add(1)
-					defer up.Close()
+					defer func() { _ = up.Close() }()
 					var wg sync.WaitGroup
 					wg.Add(2)
 					go func() { defer wg.Done(); _, _ = io.Copy(up, c); _ = up.(*net.TCPConn).CloseWrite() }()
@@ -191,6 +191,6 @@ func freeLoopbackAddr(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }

@@ -55,7 +55,7 @@ func TestBrokerServesAPodEndToEnd(t *testing.T) {
 		}
 		for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
 			t.Setenv(name, "")
-			os.Unsetenv(name)
+			_ = os.Unsetenv(name)
 		}
 		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 		t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
@@ -164,7 +164,7 @@ func TestBrokerClientsRefreshAcrossAnExpiry(t *testing.T) {
 			t.Setenv(name, value)
 		}
 		for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
-			os.Unsetenv(name)
+			_ = os.Unsetenv(name)
 		}
 		results <- goLoop(want, calls, every)
 	}()
