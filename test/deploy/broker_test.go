@@ -347,10 +347,11 @@ func TestBrokerInstall(t *testing.T) {
 	})
 }
 
-// TestBrokerRBAC applies deploy/broker's ServiceAccount, ClusterRole and
-// bindings to a real API server and asks it, as the broker, what it may do:
-// review tokens, read pods and CredentialsRequests everywhere; not read a
-// Secret, nor write anything it reads.
+// TestBrokerRBAC applies deploy/broker's broker objects (all but the
+// Certificate, whose CRD is cert-manager's) to a real API server, which
+// admits the broker's pod under restricted Pod Security, and asks it, as the
+// broker, what it may do: review tokens, read pods and CredentialsRequests
+// everywhere; not read a Secret, nor write anything it reads.
 func TestBrokerRBAC(t *testing.T) {
 	kubectl := kubectlPath(t)
 	scheme := newScheme(t)
@@ -359,22 +360,36 @@ func TestBrokerRBAC(t *testing.T) {
 	defer cancel()
 	admin := srv.Client
 
-	if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
-		t.Fatal(err)
-	}
-	applied := 0
-	for _, u := range render(t, kubectl, brokerInstall) {
-		switch key(u) {
-		case "ServiceAccount/leash-broker", "ClusterRole/leash-broker", "ClusterRoleBinding/leash-broker", "ClusterRoleBinding/leash-broker-auth-delegator":
-			if err := admin.Create(ctx, u); err != nil {
-				t.Fatalf("%s: %v", key(u), err)
-			}
-			applied++
+	// The namespace as rendered (restricted Pod Security enforced), then the
+	// broker's objects the API server serves without cert-manager's CRDs.
+	objs := byKey(t, render(t, kubectl, brokerInstall))
+	for _, k := range []string{"Namespace/" + namespace, "ServiceAccount/leash-broker", "ClusterRole/leash-broker",
+		"ClusterRoleBinding/leash-broker", "ClusterRoleBinding/leash-broker-auth-delegator",
+		"Deployment/leash-broker", "Service/leash-broker", "PodDisruptionBudget/leash-broker"} {
+		if objs[k] == nil {
+			t.Fatalf("%s is not rendered", k)
+		}
+		if err := admin.Create(ctx, objs[k]); err != nil {
+			t.Fatalf("%s: %v", k, err)
 		}
 	}
-	if applied != 4 {
-		t.Fatalf("applied %d of the broker's 4 RBAC objects", applied)
-	}
+
+	// The API server's PodSecurity admission judges the broker's pod in
+	// leash-system, where restricted is enforced (TestApplied shows a pod
+	// without security settings is refused there).
+	t.Run("restricted pod admitted", func(t *testing.T) {
+		var d appsv1.Deployment
+		if err := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "leash-broker"}, &d); err != nil {
+			t.Fatal(err)
+		}
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "leash-broker-dry-run", Labels: d.Spec.Template.Labels},
+			Spec:       *d.Spec.Template.Spec.DeepCopy(),
+		}
+		if err := admin.Create(ctx, pod, client.DryRunAll); err != nil {
+			t.Errorf("the broker's pod is not admitted to %s: %v", namespace, err)
+		}
+	})
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "leash-broker-aws"}, StringData: map[string]string{"aws_access_key_id": "placeholder"}}
 	if err := admin.Create(ctx, secret); err != nil {
 		t.Fatal(err)
