@@ -702,9 +702,9 @@ func runRBACCases(ctx context.Context, t *testing.T, op client.Client, cases []r
 			err := tc.call(ctx)
 			switch {
 			case tc.allowed && err != nil:
-				t.Errorf("as %s: %v", operatorUser, err)
+				t.Errorf("as the impersonated identity: %v", err)
 			case !tc.allowed && !apierrors.IsForbidden(err):
-				t.Errorf("as %s: %v; want Forbidden", operatorUser, err)
+				t.Errorf("as the impersonated identity: %v; want Forbidden", err)
 			}
 		})
 	}
