@@ -48,24 +48,8 @@ func (p *Provisioner) brokerRole(ctx context.Context, cr *leashv1.CredentialsReq
 	if err != nil {
 		return err // nothing created yet
 	}
-	boundary, release, err := p.boundaryFor(ctx, rc)
-	if err != nil {
-		return err // nothing created yet
-	}
-	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, madeRoleSpec{trust: trust, want: want, boundary: boundary,
-		trustedBy: "the credential broker " + p.cfg.BrokerPrincipal + " for namespace " + cr.Spec.SecretRef.Namespace})
-	release() // the role has the boundary: a change of the ceiling may walk now
-	if err != nil {
-		return err
-	}
-	out.Principal = r.arn
-	if plan.inline {
-		err = p.ensureInlinePolicy(ctx, rc.iam, cr, r, fresh, plan.parts[0])
-	} else {
-		out.PolicyNote = plan.note()
-		err = p.ensureManagedPolicies(ctx, rc.iam, cr, r, fresh, plan.parts)
-	}
-	if err != nil {
+	if err := p.ensureMadeRole(ctx, rc, cr, r, plan, madeRoleSpec{trust: trust, want: want,
+		trustedBy: "the credential broker " + p.cfg.BrokerPrincipal + " for namespace " + cr.Spec.SecretRef.Namespace}, out); err != nil {
 		return err
 	}
 	if err := p.proveBrokerRole(ctx, rc, cr, r, requested); err != nil {

@@ -71,24 +71,8 @@ func (p *Provisioner) stsRole(ctx context.Context, cr *leashv1.CredentialsReques
 	if err != nil {
 		return err // nothing created yet
 	}
-	boundary, release, err := p.boundaryFor(ctx, rc)
-	if err != nil {
-		return err // nothing created yet
-	}
-	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, madeRoleSpec{trust: trust, want: want, boundary: boundary,
-		trustedBy: "spec.serviceAccountNames " + strings.Join(cr.Spec.ServiceAccountNames, ", ")})
-	release() // the role has the boundary: a change of the ceiling may walk now
-	if err != nil {
-		return err
-	}
-	out.Principal = r.arn
-	if plan.inline {
-		err = p.ensureInlinePolicy(ctx, rc.iam, cr, r, fresh, plan.parts[0])
-	} else {
-		out.PolicyNote = plan.note()
-		err = p.ensureManagedPolicies(ctx, rc.iam, cr, r, fresh, plan.parts)
-	}
-	if err != nil {
+	if err := p.ensureMadeRole(ctx, rc, cr, r, plan, madeRoleSpec{trust: trust, want: want,
+		trustedBy: "spec.serviceAccountNames " + strings.Join(cr.Spec.ServiceAccountNames, ", ")}, out); err != nil {
 		return err
 	}
 	if err := p.proveRole(ctx, rc, cr, r); err != nil {
@@ -154,6 +138,30 @@ func (p *Provisioner) roleTrust(cr *leashv1.CredentialsRequest, root iamclient.I
 // its trust (as text, and parsed to compare with IAM's), its permissions
 // boundary (the ceiling or --permissions-boundary, as a minted user's;
 // empty for none), and whom the trust admits, for the Events.
+// ensureMadeRole keeps a role leash makes (STS or Broker mode) in step with
+// its request: the role with spec's trust and the ceiling as boundary, then
+// the request's statements as its policy, inline or managed as plan says.
+// Both modes go through here, so a made role is one thing whoever may
+// assume it.
+func (p *Provisioner) ensureMadeRole(ctx context.Context, rc *rootClient, cr *leashv1.CredentialsRequest, r mintedUser, plan policyPlan, spec madeRoleSpec, out *Outcome) error {
+	boundary, release, err := p.boundaryFor(ctx, rc)
+	if err != nil {
+		return err // nothing created yet
+	}
+	spec.boundary = boundary
+	fresh, err := p.ensureRole(ctx, rc.iam, cr, r, spec)
+	release() // the role has the boundary: a change of the ceiling may walk now
+	if err != nil {
+		return err
+	}
+	out.Principal = r.arn
+	if plan.inline {
+		return p.ensureInlinePolicy(ctx, rc.iam, cr, r, fresh, plan.parts[0])
+	}
+	out.PolicyNote = plan.note()
+	return p.ensureManagedPolicies(ctx, rc.iam, cr, r, fresh, plan.parts)
+}
+
 type madeRoleSpec struct {
 	trust               string
 	want                *policy.Document
