@@ -84,6 +84,10 @@ type options struct {
 	keep                             bool
 }
 
+// rolePath is where the operator makes the roles of the cluster the broker
+// runs for (--cluster-name bench): the broker assumes no others.
+const rolePath = "/leash/bench/"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	pass, err := run(ctx, os.Args[1:], os.Stdout)
@@ -252,7 +256,7 @@ func setUp(ctx context.Context, c client.Client, local *localaws.Loopback, o opt
 	account := strings.Split(aws.ToString(user.User.Arn), ":")[4]
 	if _, err := iamc.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: user.User.UserName, PolicyName: aws.String("assume-broker-roles"),
 		PolicyDocument: doc(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-			"Effect": "Allow", "Action": []string{"sts:AssumeRole", "sts:TagSession"}, "Resource": "arn:aws:iam::" + account + ":role/broker-*"}}})}); err != nil {
+			"Effect": "Allow", "Action": []string{"sts:AssumeRole", "sts:TagSession"}, "Resource": "arn:aws:iam::" + account + ":role" + rolePath + "broker-*"}}})}); err != nil {
 		return nil, err
 	}
 	key, err := iamc.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: user.User.UserName})
@@ -263,7 +267,7 @@ func setUp(ctx context.Context, c client.Client, local *localaws.Loopback, o opt
 	trust := doc(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
 		"Effect": "Allow", "Principal": map[string]any{"AWS": aws.ToString(user.User.Arn)}, "Action": []string{"sts:AssumeRole", "sts:TagSession"}}}})
 	role := func(name string) (string, error) {
-		r, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: trust})
+		r, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), Path: aws.String(rolePath), AssumeRolePolicyDocument: trust})
 		if err != nil {
 			return "", err
 		}

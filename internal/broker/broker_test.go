@@ -218,6 +218,9 @@ func refusals(t *testing.T, w *world, b *running) {
 	w.request(t, "shared-a", "shared")
 	w.request(t, "shared-b", "shared")
 	w.requestFor(t, "untrusted-creds", w.untrustedARN, "untrusted")
+	// A status naming a role outside the operator's path for the cluster,
+	// as whoever may write a request's status could.
+	w.requestFor(t, "foreign-creds", "arn:aws:iam::"+w.aws.AccountID()+":role/admin", "foreign")
 
 	for _, tc := range []struct {
 		name, pod, code string
@@ -271,6 +274,11 @@ func refusals(t *testing.T, w *world, b *running) {
 		{name: "a role STS will not let the broker assume is a 500, with no credentials", pod: "untrusted-1", code: CodeAssumeRoleFailed, status: http.StatusInternalServerError,
 			token: func(t *testing.T) string {
 				return w.token(t, "untrusted", w.pod(t, "untrusted-1", "untrusted", nil), Audience)
+			},
+			logKey: "pod"},
+		{name: "a request whose status.principal is not a role leash makes for the cluster is refused", pod: "foreign-1", code: CodeForeignRole, status: http.StatusForbidden,
+			token: func(t *testing.T) string {
+				return w.token(t, "foreign", w.pod(t, "foreign-1", "foreign", nil), Audience)
 			},
 			logKey: "pod"},
 		{name: "no token is refused", code: CodeTokenMissing, status: http.StatusUnauthorized,

@@ -27,6 +27,9 @@ const (
 	// CodeAmbiguousRequest: several Broker requests name the service
 	// account and the pod's leash.dev/credentials-injected picks none.
 	CodeAmbiguousRequest = "AmbiguousRequest"
+	// CodeForeignRole: the request's status.principal is not a role the
+	// operator makes for this cluster.
+	CodeForeignRole = "ForeignRole"
 	// CodeRevoked: the request carries leash.dev/revoke.
 	CodeRevoked = "Revoked"
 	// CodeReviewFailed: the TokenReview call failed; nothing was decided.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/policy"
 )
 
 // Options configure a Broker.
@@ -88,6 +90,9 @@ type Broker struct {
 	sessions *sessions
 	log      *slog.Logger
 	ready    atomic.Bool
+	// cluster is the operator's --cluster-name: the roles it makes are
+	// under /leash/CLUSTER/.
+	cluster string
 }
 
 // New makes a broker; Start fills its caches, until which it answers
@@ -127,8 +132,9 @@ func New(ctx context.Context, o Options) (*Broker, error) {
 		return nil, fmt.Errorf("kubernetes cache: %w", err)
 	}
 	b := &Broker{
-		cache: c,
-		log:   log,
+		cache:   c,
+		log:     log,
+		cluster: o.ClusterName,
 		reviews: &reviewer{client: direct, now: o.now, log: log,
 			accepted: map[[sha256.Size]byte]reviewed{}},
 		sessions: &sessions{sts: o.STS, duration: o.SessionDuration, cluster: o.ClusterName, now: o.now,
@@ -306,6 +312,10 @@ func (b *Broker) credentials(ctx context.Context, header string) (session, ident
 	}
 	name := req.Namespace + "/" + req.Name
 	role := req.Status.Principal
+	if !b.madeRole(role) {
+		return session{}, id, name, refuse(http.StatusForbidden, CodeForeignRole,
+			fmt.Sprintf("CredentialsRequest %s's status.principal %s is not a role leash makes for cluster %s (path /leash/%s/): the broker assumes no other; check the operator's --cluster-name and the broker's are the same", name, role, b.cluster, b.cluster))
+	}
 	if v := req.Annotations[annotationRevoke]; v != "" {
 		b.sessions.dropRole(role)
 		return session{}, id, name, refuse(http.StatusForbidden, CodeRevoked,
@@ -340,4 +350,15 @@ func (b *Broker) pod(ctx context.Context, id identity) (string, *refusal) {
 		return "", refuse(http.StatusServiceUnavailable, CodeNotReady, "the broker could not read pods: "+err.Error())
 	}
 	return p.Annotations[annotationInjected], nil
+}
+
+// madeRole says whether role is one the operator makes for this cluster:
+// a role under the path /leash/CLUSTER/ (the operator's userPath). The
+// broker reads which role to assume from a request's status, which
+// whoever may write that status could point at any role that trusts the
+// broker; the path keeps it to the operator's roles, each of which admits
+// only sessions tagged with its own request's namespace.
+func (b *Broker) madeRole(role string) bool {
+	a, ok := policy.ParseARN(role)
+	return ok && a.Service == "iam" && strings.HasPrefix(a.Resource, "role/leash/"+b.cluster+"/")
 }

@@ -41,7 +41,9 @@ import (
 const (
 	testNamespace = "apps"
 	testCluster   = "test-cluster"
-	roleName      = "broker-app"
+	// rolePath is where the operator makes the roles of testCluster.
+	rolePath = "/leash/" + testCluster + "/"
+	roleName = "broker-app"
 )
 
 // world is a real API server (RBAC, the default admission plugins, the
@@ -82,7 +84,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	account := w.aws.AccountID()
-	w.roleARN = "arn:aws:iam::" + account + ":role/" + roleName
+	w.roleARN = "arn:aws:iam::" + account + ":role" + rolePath + roleName
 	mustJSON := func(v any) *string {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -92,7 +94,7 @@ func newWorld(t *testing.T) *world {
 	}
 	if _, err := admin.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: user.User.UserName, PolicyName: aws.String("assume-broker-roles"),
 		PolicyDocument: mustJSON(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-			"Effect": "Allow", "Action": []string{"sts:AssumeRole", "sts:TagSession"}, "Resource": "arn:aws:iam::" + account + ":role/broker-*"}}})}); err != nil {
+			"Effect": "Allow", "Action": []string{"sts:AssumeRole", "sts:TagSession"}, "Resource": "arn:aws:iam::" + account + ":role" + rolePath + "broker-*"}}})}); err != nil {
 		t.Fatal(err)
 	}
 	key, err := admin.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: user.User.UserName})
@@ -100,14 +102,14 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w.brokerAK = credentials.NewStaticCredentialsProvider(*key.AccessKey.AccessKeyId, *key.AccessKey.SecretAccessKey, "")
-	if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(roleName),
+	if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(roleName), Path: aws.String(rolePath),
 		AssumeRolePolicyDocument: mustJSON(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
 			"Effect": "Allow", "Principal": map[string]any{"AWS": *user.User.Arn}, "Action": []string{"sts:AssumeRole", "sts:TagSession"}}}})}); err != nil {
 		t.Fatal(err)
 	}
 	// A role that does not trust the broker: STS refuses its sessions.
-	w.untrustedARN = "arn:aws:iam::" + account + ":role/broker-untrusted"
-	if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("broker-untrusted"),
+	w.untrustedARN = "arn:aws:iam::" + account + ":role" + rolePath + "broker-untrusted"
+	if _, err := admin.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("broker-untrusted"), Path: aws.String(rolePath),
 		AssumeRolePolicyDocument: mustJSON(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
 			"Effect": "Allow", "Principal": map[string]any{"AWS": w.roleARN}, "Action": "sts:AssumeRole"}}})}); err != nil {
 		t.Fatal(err)

@@ -96,7 +96,7 @@ on a loopback address; anywhere else give --tls-cert-file and --tls-key-file.`),
 	f.StringVar(&l.KeyFile, "tls-key-file", "", "PEM private key `FILE` of --tls-cert-file (e.g. --tls-key-file /tls/tls.key)")
 	f.StringVar(&endpoint, "endpoint", "", "`URL` of leash local to call STS at, instead of AWS (e.g. --endpoint http://127.0.0.1:4566)")
 	f.StringVar(&region, "region", "", "AWS `REGION` of the STS endpoint (default: $AWS_REGION, else us-east-1)")
-	f.StringVar(&o.ClusterName, "cluster-name", "leash", "`NAME` in every session's leash-cluster tag (e.g. --cluster-name prod)")
+	f.StringVar(&o.ClusterName, "cluster-name", "leash", "the operator's --cluster-name `NAME`: the broker assumes only the roles it makes, under /leash/NAME/, and tags every session leash-cluster=NAME (e.g. --cluster-name prod)")
 	f.DurationVar(&o.SessionDuration, "session-duration", broker.DefaultSessionDuration, "`DURATION` of each session, 15m to the role's maximum session duration (e.g. --session-duration 30m)")
 	cmd.AddCommand(newBrokerAgent())
 	return cmd
