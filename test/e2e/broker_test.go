@@ -137,8 +137,14 @@ func TestBrokerClientsRefreshAcrossAnExpiry(t *testing.T) {
 		"boto3":         {"python3", "-c", fmt.Sprintf("import boto3, time\nc = boto3.client('sts')\nfor i in range(%d):\n    print(c.get_caller_identity()['Arn'], flush=True)\n    time.sleep(%d)", calls, int(every.Seconds()))},
 		"aws-sdk-js-v3": {"node", filepath.Join("jsclient", "client.mjs"), "identity-loop", fmt.Sprint(calls), fmt.Sprint(int(every.Seconds()))},
 	}
+	// Each long-running client is its own pod, so that the sessions the
+	// broker issued for its pod show that it fetched again.
+	podOf := map[string]string{"boto3": "exporter-py", "aws-sdk-js-v3": "exporter-js"}
 	results := make(chan string, len(loops)+1)
 	for name, args := range loops {
+		_, _, tokenFile := w.podWithToken(t, podOf[name])
+		env := append(slices.Clone(env), "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE="+tokenFile)
+		want := strings.TrimSuffix(want, brokerPod) + podOf[name]
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
@@ -176,11 +182,14 @@ func TestBrokerClientsRefreshAcrossAnExpiry(t *testing.T) {
 	if out, err := runClient(env, "aws", "sts", "get-caller-identity", "--query", "Arn", "--output", "text"); err != nil || out != want {
 		t.Errorf("aws sts get-caller-identity after the first sessions' Expiration: %v\n%s", err, out)
 	}
-	// More than one session was issued for the pod: the clients did fetch
-	// again past an Expiration.
+	// More than one session was issued for each client's pod: each fetched
+	// again past an Expiration. (The Go client is brokerPod, whose count
+	// also holds the CLI's one fetch: it must exceed 2.)
 	out, _ := runLeash(t, "audit", "--data", w.cl.dataDir, "--output", "json", "--principal", w.brokerARN)
-	if n := strings.Count(out, `"roleSessionName":"`+brokerPod+`"`); n < 2 {
-		t.Errorf("%d sessions issued for the pod over %v of 15-minute sessions a minute from their Expiration; want at least 2", n, calls*every)
+	for pod, least := range map[string]int{brokerPod: 3, podOf["boto3"]: 2, podOf["aws-sdk-js-v3"]: 2} {
+		if n := strings.Count(out, `"roleSessionName":"`+pod+`"`); n < least {
+			t.Errorf("%d sessions issued for pod %s over %v of 15-minute sessions a minute from their Expiration; want at least %d", n, pod, calls*every, least)
+		}
 	}
 }
 
@@ -257,21 +266,30 @@ func newBrokerWorld(t *testing.T, o clusterOptions) *brokerWorld {
 	// and its token, as the kubelet would request it for the volume the
 	// webhook adds.
 	cl.api.ServiceAccounts(t, ns, sa)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName},
-		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
-	cl.create(t, pod)
+	w := &brokerWorld{cl: cl, brokerARN: brokerARN, brokerCreds: brokerCreds, role: role}
+	w.pod, w.token, w.tokenFile = w.podWithToken(t, podName)
+	return w
+}
+
+// podWithToken creates a pod of the request's service account and writes
+// its token, as the kubelet requests it for the volume the webhook adds.
+func (w *brokerWorld) podWithToken(t *testing.T, name string) (*corev1.Pod, *authenticationv1.TokenRequest, string) {
+	t.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: brokerNS, Name: name},
+		Spec: corev1.PodSpec{ServiceAccountName: brokerSA, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
+	w.cl.create(t, pod)
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{broker.Audience},
 		ExpirationSeconds: aws.Int64(broker.TokenExpirationSeconds),
 		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}
-	if err := cl.c.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}, tr); err != nil {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: brokerNS, Name: brokerSA}}
+	if err := w.cl.c.SubResource("token").Create(context.Background(), sa, tr); err != nil {
 		t.Fatalf("TokenRequest: %v", err)
 	}
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(tr.Status.Token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-
-	return &brokerWorld{cl: cl, brokerARN: brokerARN, brokerCreds: brokerCreds, tokenFile: tokenFile, role: role, pod: pod, token: tr}
+	return pod, tr, tokenFile
 }
 
 // env is exactly what a pod's client is given: the container credentials
