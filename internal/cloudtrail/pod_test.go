@@ -118,7 +118,7 @@ func TestPodTrailAndItsCalls(t *testing.T) {
 	src := memory{
 		assumeRole(brokerSession, "ASIAIOSFODNN7EXAMPLE", TagNamespace, "shop", TagPodName, "web-0"),
 		call("ASIAIOSFODNN7EXAMPLE", "GetObject"),
-		call("ASIAIOSFODNN7OTHER01", "DeleteObject"),
+		call("ASIAI44QH8DHBEXAMPLE", "DeleteObject"), // AWS's other documented example key ID, as a session's
 	}
 	trail, err := ForPod(context.Background(), src, Pod{Namespace: "shop", Name: "web-0"}, audit.Filter{})
 	if err != nil {
