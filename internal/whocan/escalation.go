@@ -53,87 +53,69 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	// decision is each node's (Admin's is not asked): a member node that is
 	// allowed is a target, though never a row of its own.
 	decision := make([]policy.Decision, g.nodes())
-	// next is the edge toward the target (from<<32 | index in Out[from]),
-	// -1 at a target, and -2-q at Admin acting as principal q.
-	next := make([]int, g.nodes())
-	reached := make([]bool, g.nodes())
+	_ = parallel(g.nodes(), func(i int) error {
+		if int32(i) != g.Admin {
+			decision[i] = a.decide(g.principal(int32(i)))
+		}
+		return nil
+	})
+	s := g.search()
 	// Of paths of one length, the one to a target that holds no more than
 	// it needs explains best: "joins readers" rather than "joins admins".
 	// The search takes targets without an edge to Admin first.
-	var queue, withAdmin []int32
+	var withAdmin []int32
 	for i := range decision {
-		if int32(i) == g.Admin {
+		if int32(i) == g.Admin || decision[i] != policy.Allowed {
 			continue
 		}
-		decision[i] = a.decide(g.principal(int32(i)))
-		if decision[i] != policy.Allowed {
-			continue
-		}
-		reached[i], next[i] = true, -1
 		if g.reachesAdmin(int32(i)) {
 			withAdmin = append(withAdmin, int32(i))
 		} else {
-			queue = append(queue, int32(i))
+			s.target(int32(i))
 		}
 	}
-	queue = append(queue, withAdmin...)
+	for _, i := range withAdmin {
+		s.target(i)
+	}
 	if a.adminAllowed() {
-		reached[n], next[n] = true, -1
-		queue = append(queue, g.Admin)
+		s.target(g.Admin)
 	}
-	for len(queue) > 0 {
-		to := queue[0]
-		queue = queue[1:]
-		// Any permission includes acting as any principal (a new access
-		// key, a rewritten trust policy): Admin reaches the first principal
-		// found, when the answer itself does not allow Admin.
-		if int(to) < n && !reached[n] {
-			reached[n], next[n] = true, -2-int(to)
-			queue = append(queue, g.Admin)
-		}
-		for _, code := range g.in[to] {
-			from := code >> 32
-			if !reached[from] {
-				reached[from], next[from] = true, code
-				queue = append(queue, int32(from))
-			}
-		}
-	}
+	s.run()
 	// Paths share their tails: describe each edge and explain each target
 	// once.
-	steps := map[int]Step{}
-	describe := func(code int) Step {
-		st, ok := steps[code]
+	steps := map[Edge]Step{}
+	describe := func(e Edge) Step {
+		st, ok := steps[e]
 		if !ok {
-			st = g.describe(g.Out[code>>32][code&(1<<32-1)])
-			steps[code] = st
+			st = g.describe(e)
+			steps[e] = st
 		}
 		return st
 	}
-	targets := map[int][]Statement{}
+	targets := map[int32][]Statement{}
 	for i, p := range m.Principals {
 		switch {
 		case decision[i] == policy.Allowed:
 			ans.Rows = append(ans.Rows, a.row(p, decision[i]))
-		case reached[i]:
+		case s.reached[i]:
 			r := Row{ARN: p.ARN, Kind: p.Kind, Decision: decision[i].String(), Incomplete: p.Incomplete, principal: p}
-			at := i
-			for next[at] != -1 {
-				if next[at] <= -2 { // Admin acting as a principal
-					to := m.Principals[-2-next[at]]
+			at := int32(i)
+			for s.via[at].kind != viaTarget {
+				v := s.via[at]
+				if v.kind == viaAdmin { // Admin acting as a principal
+					to := m.Principals[v.edge.To]
 					r.Path = append(r.Path, Step{From: AnyPermission, To: to.ARN, Action: "iam:CreateAccessKey",
 						Text: "with any permission, may act as " + to.Short() + " (iam:CreateAccessKey, iam:UpdateAssumeRolePolicy)"})
-					at = -2 - next[at]
+					at = v.edge.To
 					continue
 				}
-				e := g.Out[next[at]>>32][next[at]&(1<<32-1)]
-				r.Path = append(r.Path, describe(next[at]))
-				at = int(e.To)
+				r.Path = append(r.Path, describe(v.edge))
+				at = v.edge.To
 			}
-			if int32(at) != g.Admin {
+			if at != g.Admin {
 				st, ok := targets[at]
 				if !ok {
-					st = a.row(g.principal(int32(at)), policy.Allowed).Statements
+					st = a.row(g.principal(at), policy.Allowed).Statements
 					targets[at] = st
 				}
 				r.Statements = st
@@ -156,30 +138,39 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 // Reachable is every principal (and Admin) p reaches, with the shortest path
 // to each, nearest first. It answers `leash check`'s chain findings.
 func (g *Graph) Reachable(from int32) []Path {
-	prev := make([]int, g.nodes())
+	prev := make([]Edge, g.nodes())
 	seen := make([]bool, g.nodes())
 	seen[from] = true
 	queue := []int32{from}
 	var order []int32
+	visit := func(e Edge) {
+		if !seen[e.To] {
+			seen[e.To], prev[e.To] = true, e
+			queue = append(queue, e.To)
+			order = append(order, e.To)
+		}
+	}
 	for len(queue) > 0 {
 		at := queue[0]
 		queue = queue[1:]
-		for i, e := range g.Out[at] {
-			if !seen[e.To] {
-				seen[e.To], prev[e.To] = true, int(at)<<32|i
-				queue = append(queue, e.To)
-				order = append(order, e.To)
+		for _, e := range g.Out[at] {
+			visit(e)
+		}
+		for _, ce := range g.ClassOut[at] {
+			for _, j := range g.classes[ce.class].members {
+				if ce.reaches(j) {
+					visit(ce.to(j))
+				}
 			}
 		}
 	}
 	var out []Path
 	for _, to := range order {
 		var steps []Step
-		for at := int(to); at != int(from); {
-			code := prev[at]
-			e := g.Out[code>>32][code&(1<<32-1)]
+		for at := to; at != from; {
+			e := prev[at]
 			steps = append([]Step{g.describe(e)}, steps...)
-			at = int(e.From)
+			at = e.From
 		}
 		out = append(out, Path{To: to, Steps: steps})
 	}

@@ -1,6 +1,7 @@
 package whocan
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,24 +48,53 @@ type Edge struct {
 
 // Graph is who can act as whom in the account. Node len(Principals) is
 // Admin: any permission the organization's policies leave; the nodes after
-// it are member nodes (groupjoin.go).
+// it are member nodes (groupjoin.go). Edges to one target are in Out; edges
+// to every member of a class of targets but some are in ClassOut (space.go).
 type Graph struct {
 	m     *Model
 	Admin int32
 	Out   [][]Edge
 	in    [][]int // edge indexes into Out[from], as (from<<32 | i)
-	paths []analyze.ServicePath
-	cat   *catalog.Catalog
+	// ClassOut are each node's class edges, classIn each class's as
+	// (from<<32 | i), classesOf each principal's classes.
+	ClassOut  [][]classEdge
+	classIn   [][]int
+	classes   []*class
+	classesOf [][]int32
+	// roles, users: every role and user; trustSpaces: the roles whose trust
+	// names a principal, account or "*", where many do; passSpaces: the
+	// roles that trust a service.
+	roles, users *space
+	trustSpaces  map[string]*space
+	passSpaces   map[string]*space
+	paths        []analyze.ServicePath
+	cat          *catalog.Catalog
 	// trusting caches the roles whose trust lets a service assume them.
 	trusting map[string][]int32
-	// namedBy lists, by ARN, the roles whose trust policies name it.
+	// namedBy lists, by ARN, account or "*", the roles whose trust
+	// policies name it.
 	namedBy map[string][]int32
 	// members are the member nodes, from node Admin+1 on; joins lists each
 	// user's.
 	members    []member
 	joins      map[int32][]int32
 	groupNames []string
+	opts       graphOptions
 }
+
+// graphOptions change how edges are found, never which: the differential
+// tests compare the class edges against asking every target.
+type graphOptions struct {
+	// spaceMin is the fewest roles a trust policy name needs for its
+	// roles to be asked class by class.
+	spaceMin int
+	// enumerate asks every target alone and every role's trust policy.
+	enumerate bool
+}
+
+// spaceMin is the fewest roles a trust policy name needs for its roles to
+// be asked class by class rather than one by one.
+const spaceMin = 32
 
 // selfActions change the principal's own permissions; the resource each is
 // asked on is worked out per principal.
@@ -83,29 +113,68 @@ var boundaryActions = map[Kind][]string{
 
 // Graph builds the escalation graph: for each principal, each edge action
 // is first tested against its policies' Allow statements alone, and only
-// principals that may allow it are asked, per target, by the engine.
+// principals that may allow it are asked by the engine, per class of
+// targets and per target its policies single out.
 func (m *Model) Graph() *Graph {
+	return m.graph(graphOptions{spaceMin: spaceMin})
+}
+
+func (m *Model) graph(opts graphOptions) *Graph {
 	n := len(m.Principals)
-	g := &Graph{m: m, Admin: int32(n), paths: analyze.ServicePaths(), cat: catalog.Default(),
-		trusting: map[string][]int32{}, namedBy: map[string][]int32{}, groupNames: sortedGroupNames(m.Snapshot)}
+	g := &Graph{m: m, opts: opts, Admin: int32(n), paths: analyze.ServicePaths(), cat: catalog.Default(),
+		trusting: map[string][]int32{}, namedBy: map[string][]int32{}, groupNames: sortedGroupNames(m.Snapshot),
+		trustSpaces: map[string]*space{}, passSpaces: map[string]*space{}, classesOf: make([][]int32, n)}
+	var roles, users []int32
 	for i, p := range m.Principals {
+		switch p.Kind {
+		case KindUser:
+			users = append(users, int32(i))
+		case KindRole:
+			roles = append(roles, int32(i))
+		}
 		if p.Kind != KindRole || p.role.Trust == nil {
 			continue
 		}
+		named := map[string]bool{}
 		for _, st := range p.role.Trust.Statements {
-			if st.Principal == nil || st.Effect != policy.Allow {
+			if st.Effect != policy.Allow {
 				continue
 			}
-			for _, arn := range st.Principal.AWS {
-				g.namedBy[arn] = append(g.namedBy[arn], int32(i))
+			if st.NotPrincipal != nil || st.Principal != nil && st.Principal.Wildcard {
+				named["*"] = true
 			}
+			if st.Principal != nil {
+				for _, arn := range st.Principal.AWS {
+					named[arn] = true
+				}
+			}
+		}
+		for _, name := range sortedKeys(named) {
+			g.namedBy[name] = append(g.namedBy[name], int32(i))
+		}
+	}
+	noKey := func(int32) string { return "" }
+	noTrust := func(int32) *policy.Compiled { return nil }
+	g.roles = g.newSpace(roles, noKey, noTrust)
+	g.users = g.newSpace(users, noKey, noTrust)
+	trustKey := func(j int32) string {
+		b, _ := json.Marshal(m.Principals[j].role.Trust)
+		return string(b)
+	}
+	trustOf := func(j int32) *policy.Compiled { return m.Principals[j].trust }
+	for _, name := range sortedKeys(g.namedBy) {
+		if len(g.namedBy[name]) >= opts.spaceMin && !opts.enumerate {
+			g.trustSpaces[name] = g.newSpace(g.namedBy[name], trustKey, trustOf)
 		}
 	}
 	for _, sp := range g.paths {
-		g.rolesTrusting(sp.Service) // fills the cache before the workers read it
+		if _, ok := g.passSpaces[sp.Service]; !ok {
+			g.passSpaces[sp.Service] = g.newSpace(g.rolesTrusting(sp.Service), noKey, noTrust)
+		}
 	}
 	g.addMembers()
 	g.Out = make([][]Edge, n+1+len(g.members))
+	g.ClassOut = make([][]classEdge, len(g.Out))
 	_ = parallel(len(g.Out), func(i int) error {
 		if int32(i) == g.Admin {
 			return nil
@@ -117,15 +186,12 @@ func (m *Model) Graph() *Graph {
 			}
 			return nil
 		}
-		g.Out[i] = g.edgesFrom(int32(i))
+		g.Out[i], g.ClassOut[i] = g.edgesFrom(int32(i))
 		// Writing the policies of a principal one can act as is any
 		// permission. A member node is the user itself: writing its
 		// policies is the user's self edge.
-		for _, e := range g.Out[i] {
-			if e.To != g.Admin && !g.isMember(e.To) && g.mayWrite(int32(i), e.To) {
-				g.Out[i] = append(g.Out[i], Edge{From: int32(i), To: g.Admin, kind: edgeWriteThrough, aux: e.To})
-				break
-			}
+		if to, ok := g.writable(int32(i)); ok {
+			g.Out[i] = append(g.Out[i], Edge{From: int32(i), To: g.Admin, kind: edgeWriteThrough, aux: to})
 		}
 		return nil
 	})
@@ -136,14 +202,38 @@ func (m *Model) Graph() *Graph {
 			g.in[e.To] = append(g.in[e.To], from<<32|i)
 		}
 	}
+	g.classIn = make([][]int, len(g.classes))
+	for from, es := range g.ClassOut {
+		for i, e := range es {
+			g.classIn[e.class] = append(g.classIn[e.class], from<<32|i)
+		}
+	}
 	return g
 }
 
-// Edges is how many edges the graph has.
+// writable is a principal node i acts as (by one edge) whose policies i
+// may write, if there is one.
+func (g *Graph) writable(i int32) (int32, bool) {
+	for _, e := range g.Out[i] {
+		if e.To != g.Admin && !g.isMember(e.To) && g.mayWrite(i, e.To) {
+			return e.To, true
+		}
+	}
+	for _, ce := range g.ClassOut[i] {
+		for _, j := range g.classes[ce.class].members {
+			if ce.reaches(j) && g.mayWrite(i, j) {
+				return j, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Edges is how many edges the graph has: a class edge counts once.
 func (g *Graph) Edges() int {
 	total := 0
-	for _, es := range g.Out {
-		total += len(es)
+	for i, es := range g.Out {
+		total += len(es) + len(g.ClassOut[i])
 	}
 	return total
 }
@@ -178,7 +268,7 @@ func (a *asking) may(action, resource string, res *policy.Compiled) bool {
 	return ps.Decide(&a.r) == policy.Allowed
 }
 
-func (g *Graph) edgesFrom(i int32) []Edge {
+func (g *Graph) edgesFrom(i int32) ([]Edge, []classEdge) {
 	m := g.m
 	p := g.principal(i)
 	a := g.asking(p)
@@ -187,55 +277,77 @@ func (g *Graph) edgesFrom(i int32) []Edge {
 	// A principal that can give itself any permission can act as anyone:
 	// its one edge is to Admin, which reaches every principal.
 	if e, ok := g.selfEdge(i, a); ok {
-		return []Edge{e}
+		return []Edge{e}, nil
 	}
 	var out []Edge
-	// sts:AssumeRole: principals whose policies may allow it, and those a
-	// trust policy names (which needs no identity allow in the account).
-	candidates := map[int32]bool{}
-	if p.mayAllow("sts:AssumeRole") {
+	var classes []classEdge
+	add := func(kind edgeKind, aux int32, each []int32, cls []classEdge) {
+		for _, j := range each {
+			out = append(out, Edge{From: i, To: j, kind: kind, aux: aux})
+		}
+		for _, ce := range cls {
+			ce.From, ce.kind, ce.aux = i, kind, aux
+			classes = append(classes, ce)
+		}
+	}
+	// sts:AssumeRole: the roles whose trust names the principal, its
+	// account or everyone. A trust that names the account lets in only
+	// those whose own policies allow, and a trust needs no identity allow
+	// only when it names the principal itself.
+	acct := m.Account
+	if arn, ok := policy.ParseARN(p.ARN); ok {
+		acct = arn.Account
+	}
+	idAllow := p.mayAllow("sts:AssumeRole")
+	if g.opts.enumerate {
 		for j, q := range m.Principals {
-			if q.Kind == KindRole {
-				candidates[int32(j)] = true
+			if int32(j) != self && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
+				out = append(out, Edge{From: i, To: int32(j), kind: edgeAssume})
 			}
 		}
 	}
-	for _, name := range []string{p.ARN, "arn:" + m.partition + ":iam::" + m.Account + ":root", m.Account} {
-		for _, j := range g.namedBy[name] {
-			candidates[j] = true
+	for _, name := range []string{p.ARN, "arn:" + m.partition + ":iam::" + acct + ":root", acct, "*"} {
+		if !idAllow && name != p.ARN && name != "*" {
+			continue
 		}
-	}
-	for j := range candidates {
-		q := m.Principals[j]
-		if j != self && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
-			out = append(out, Edge{From: i, To: j, kind: edgeAssume})
+		if sp, ok := g.trustSpaces[name]; ok {
+			each, cls := g.reach(a, sp, "sts:AssumeRole", self, nil)
+			add(edgeAssume, 0, each, cls)
+			continue
+		}
+		for _, j := range g.namedBy[name] {
+			q := m.Principals[j]
+			if j != self && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
+				out = append(out, Edge{From: i, To: j, kind: edgeAssume})
+			}
 		}
 	}
 	if p.mayAllow("iam:UpdateAssumeRolePolicy") {
-		for j, q := range m.Principals {
-			if int32(j) != self && q.Kind == KindRole && a.may("iam:UpdateAssumeRolePolicy", q.ARN, nil) {
-				out = append(out, Edge{From: i, To: int32(j), kind: edgeUpdateTrust})
-			}
-		}
+		each, cls := g.reach(a, g.roles, "iam:UpdateAssumeRolePolicy", self, nil)
+		add(edgeUpdateTrust, 0, each, cls)
 	}
 	for _, k := range []edgeKind{edgeCreateKey, edgeCreateLogin, edgeUpdateLogin} {
-		if !p.mayAllow(edgeActions[k]) {
-			continue
-		}
-		for j, q := range m.Principals {
-			if int32(j) != self && q.Kind == KindUser && a.may(edgeActions[k], q.ARN, nil) {
-				out = append(out, Edge{From: i, To: int32(j), kind: k})
-			}
+		if p.mayAllow(edgeActions[k]) {
+			each, cls := g.reach(a, g.users, edgeActions[k], self, nil)
+			add(k, 0, each, cls)
 		}
 	}
 	if p.mayAllow("iam:PassRole") {
-		out = g.passEdges(i, a, out)
+		for pi, sp := range g.paths {
+			if !g.stepsAllowed(p, sp) {
+				continue
+			}
+			a.r.Context.Set("iam:PassedToService", sp.Service)
+			each, cls := g.reach(a, g.passSpaces[sp.Service], "iam:PassRole", self, nil)
+			a.r.Context.Delete("iam:PassedToService")
+			add(edgePassRole, int32(pi), each, cls)
+		}
 	}
 	out = append(out, g.joinEdges(i)...)
 	sort.Slice(out, func(x, y int) bool {
 		return out[x].To < out[y].To || out[x].To == out[y].To && out[x].kind < out[y].kind
 	})
-	return dedupe(out)
+	return dedupe(out), classes
 }
 
 // dedupe keeps the first edge to each target.
@@ -247,27 +359,6 @@ func dedupe(es []Edge) []Edge {
 			seen[e.To] = true
 			out = append(out, e)
 		}
-	}
-	return out
-}
-
-// passEdges adds an edge to each role p may pass to a service that trusts
-// it, where p may also take every other step of the service's path.
-func (g *Graph) passEdges(i int32, a *asking, out []Edge) []Edge {
-	p := g.principal(i)
-	self := g.self(i)
-	for pi, sp := range g.paths {
-		if !g.stepsAllowed(p, sp) {
-			continue
-		}
-		a.r.Context.Set("iam:PassedToService", sp.Service)
-		for _, j := range g.rolesTrusting(sp.Service) {
-			q := g.m.Principals[j]
-			if j != self && a.may("iam:PassRole", q.ARN, nil) {
-				out = append(out, Edge{From: i, To: j, kind: edgePassRole, aux: int32(pi)})
-			}
-		}
-		a.r.Context.Delete("iam:PassedToService")
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package whocan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"leash.dev/leash/policy"
@@ -198,23 +199,42 @@ func (g *Graph) groupAllowsEdges(name string) bool {
 
 // dropUserEdges removes from each member node the edges its user has too:
 // only the user reaches a member node, and its own edge is the shorter
-// path, so they add nothing but size.
+// path, so they add nothing but size. A class edge adds nothing when the
+// user's edge to the class excepts no member the member node's reaches.
 func (g *Graph) dropUserEdges() {
 	for n, mb := range g.members {
 		node := g.Admin + 1 + int32(n)
-		if len(g.Out[node]) == 0 {
-			continue
+		if len(g.Out[node]) > 0 {
+			own := make(map[int32]bool, len(g.Out[mb.user]))
+			for _, e := range g.Out[mb.user] {
+				own[e.To] = true
+			}
+			kept := g.Out[node][:0]
+			for _, e := range g.Out[node] {
+				if !own[e.To] {
+					kept = append(kept, e)
+				}
+			}
+			g.Out[node] = kept
 		}
-		own := make(map[int32]bool, len(g.Out[mb.user]))
-		for _, e := range g.Out[mb.user] {
-			own[e.To] = true
-		}
-		kept := g.Out[node][:0]
-		for _, e := range g.Out[node] {
-			if !own[e.To] {
-				kept = append(kept, e)
+		kept := g.ClassOut[node][:0]
+		for _, ce := range g.ClassOut[node] {
+			if !slices.ContainsFunc(g.ClassOut[mb.user], func(ue classEdge) bool {
+				return ue.class == ce.class && subset(ue.except, ce.except)
+			}) {
+				kept = append(kept, ce)
 			}
 		}
-		g.Out[node] = kept
+		g.ClassOut[node] = kept
 	}
+}
+
+// subset reports whether every element of sorted a is in sorted b.
+func subset(a, b []int32) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
 }

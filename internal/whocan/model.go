@@ -124,15 +124,23 @@ func NewModel(s *Snapshot, org Org) (*Model, error) {
 		}
 		m.groups[name] = cg
 	}
-	for i := range s.Users {
-		if err := m.addUser(&s.Users[i]); err != nil {
-			return nil, err
+	// Users then roles, each compiled on every core; the first error in
+	// that order is the one reported.
+	ps := make([]*Principal, len(s.Users)+len(s.Roles))
+	err = parallel(len(ps), func(i int) error {
+		var err error
+		if i < len(s.Users) {
+			ps[i], err = m.newUser(&s.Users[i])
+		} else {
+			ps[i], err = m.newRole(&s.Roles[i-len(s.Users)])
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	for i := range s.Roles {
-		if err := m.addRole(&s.Roles[i]); err != nil {
-			return nil, err
-		}
+	for _, p := range ps {
+		m.add(p)
 	}
 	for _, p := range m.Principals {
 		if a, ok := policy.ParseARN(p.ARN); ok && m.Account == "" {
@@ -198,11 +206,11 @@ func (m *Model) setBoundary(p *Principal, arn, via string) error {
 	return nil
 }
 
-func (m *Model) addUser(u *User) error {
+func (m *Model) newUser(u *User) (*Principal, error) {
 	via := "user " + u.Name
 	p := &Principal{ARN: u.ARN, Kind: KindUser, Name: u.Name, Caller: u.ARN, user: u, origins: map[string]Origin{}}
 	if err := m.inline(p, u.ARN, via, u.Inline); err != nil {
-		return err
+		return nil, err
 	}
 	for _, arn := range u.Attached {
 		m.attach(p, arn, via)
@@ -211,10 +219,9 @@ func (m *Model) addUser(u *User) error {
 		m.addGroup(p, gname)
 	}
 	if err := m.setBoundary(p, u.Boundary, via); err != nil {
-		return err
+		return nil, err
 	}
-	m.add(p)
-	return nil
+	return p, nil
 }
 
 // addGroup adds a group's inline and attached policies to user p, as
@@ -237,27 +244,26 @@ func (m *Model) addGroup(p *Principal, gname string) {
 	}
 }
 
-func (m *Model) addRole(r *Role) error {
+func (m *Model) newRole(r *Role) (*Principal, error) {
 	via := "role " + r.Name
 	p := &Principal{ARN: r.ARN, Kind: KindRole, Name: r.Name, Caller: sessionARN(r.ARN, SessionName), role: r, origins: map[string]Origin{}}
 	if err := m.inline(p, r.ARN, via, r.Inline); err != nil {
-		return err
+		return nil, err
 	}
 	for _, arn := range r.Attached {
 		m.attach(p, arn, via)
 	}
 	if err := m.setBoundary(p, r.Boundary, via); err != nil {
-		return err
+		return nil, err
 	}
 	if r.Trust != nil {
 		c, err := policy.CompileOne(policy.Named{Name: "trust policy of role " + r.Name, Document: r.Trust}, policy.Trust)
 		if err != nil {
-			return fmt.Errorf("%s: role %s trust policy: %w", m.Snapshot.Source, r.Name, err)
+			return nil, fmt.Errorf("%s: role %s trust policy: %w", m.Snapshot.Source, r.Name, err)
 		}
 		p.trust = c
 	}
-	m.add(p)
-	return nil
+	return p, nil
 }
 
 // sessionARN is the ARN of a session of a role: the role's path is not part

@@ -92,10 +92,9 @@ type page struct {
 
 type inlineDetail struct {
 	PolicyName string
-	// PolicyDocument is decoded straight into the form policy.FromJSON
-	// takes (or a string, URL-encoded), so that each document is scanned
-	// once.
-	PolicyDocument any
+	// PolicyDocument stays raw until policy.Parse reads it (an object, or
+	// a string holding the URL-encoded document).
+	PolicyDocument json.RawMessage
 }
 
 type attachedDetail struct {
@@ -122,21 +121,110 @@ type groupDetail struct {
 
 type roleDetail struct {
 	RoleName, Arn            string
-	AssumeRolePolicyDocument any
+	AssumeRolePolicyDocument json.RawMessage
 	RolePolicyList           []inlineDetail
 	AttachedManagedPolicies  []attachedDetail
 	PermissionsBoundary      *boundaryDetail
 }
 
+// policyDetail is a managed policy's element as the file holds it. A large
+// account's policies are most of its snapshot and most go unused, so each
+// is read only as far as its ARN until a principal is found to use it
+// (parsePolicies).
 type policyDetail struct {
-	PolicyName, Arn   string
-	DefaultVersionId  string //nolint:revive // the API's field name
-	PolicyVersionList []struct {
-		// Document stays raw: only the default version is parsed.
-		Document         json.RawMessage
-		VersionId        string //nolint:revive // the API's field name
-		IsDefaultVersion bool
+	raw []byte
+}
+
+// UnmarshalJSON keeps the element (copied: the decoder reuses its input).
+func (d *policyDetail) UnmarshalJSON(b []byte) error {
+	d.raw = bytes.Clone(b)
+	return nil
+}
+
+// policyFields are the fields of a policy element leash reads.
+type policyFields struct {
+	name, arn, defaultVersion string
+	versions                  []byte // the raw PolicyVersionList
+}
+
+func (s *Snapshot) policyFields(d *policyDetail, path string) (policyFields, error) {
+	var f policyFields
+	bad := ""
+	ok := eachField(d.raw, func(key string, raw []byte) {
+		var to *string
+		switch key {
+		case "PolicyName":
+			to = &f.name
+		case "Arn":
+			to = &f.arn
+		case "DefaultVersionId":
+			to = &f.defaultVersion
+		case "PolicyVersionList":
+			f.versions = raw
+			return
+		default:
+			return
+		}
+		var isString bool
+		if *to, isString = jsonString(raw); !isString && bad == "" {
+			bad = key
+		}
+	})
+	if !ok {
+		return f, &inputerr.Error{Source: s.Source, Field: path, Msg: "is not a JSON object; " + howToProduce}
 	}
+	if bad != "" {
+		return f, &inputerr.Error{Source: s.Source, Field: path + "." + bad, Msg: "must be a string; " + howToProduce}
+	}
+	return f, nil
+}
+
+// defaultDocument is the raw document of the policy's default version.
+func (s *Snapshot) defaultDocument(f policyFields, path string) ([]byte, error) {
+	path += ".PolicyVersionList"
+	var versions [][]byte
+	if len(f.versions) > 0 && string(f.versions) != "null" {
+		var ok bool
+		if versions, ok = arrayElements(f.versions); !ok {
+			return nil, &inputerr.Error{Source: s.Source, Field: path, Msg: "must be a list of policy versions; " + howToProduce}
+		}
+	}
+	var doc []byte
+	for i, v := range versions {
+		var id string
+		var isDefault bool
+		var document []byte
+		ok := eachField(v, func(key string, raw []byte) {
+			switch key {
+			case "VersionId":
+				id, _ = jsonString(raw)
+			case "IsDefaultVersion":
+				isDefault = string(raw) == "true"
+			case "Document":
+				document = raw
+			}
+		})
+		if !ok {
+			return nil, &inputerr.Error{Source: s.Source, Field: fmt.Sprintf("%s[%d]", path, i), Msg: "is not a JSON object; " + howToProduce}
+		}
+		if isDefault || (doc == nil && id == f.defaultVersion) {
+			doc = document
+		}
+	}
+	return doc, nil
+}
+
+// jsonString decodes a JSON string; ok is false for any other value.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var v string
+	err := json.Unmarshal(raw, &v)
+	return v, err == nil
 }
 
 // Parse reads the output of `aws iam get-account-authorization-details`: one
@@ -195,29 +283,27 @@ func (s *Snapshot) parsePolicies() error {
 	list := s.pending
 	s.pending = nil
 	docs := make([]*policy.Document, len(list))
+	fields := make([]policyFields, len(list))
 	err := parallel(len(list), func(i int) error {
-		d := list[i].detail
-		if !used[d.Arn] {
-			return nil
+		var err error
+		if fields[i], err = s.policyFields(list[i].detail, list[i].path); err != nil || !used[fields[i].arn] {
+			return err
 		}
-		var doc json.RawMessage
-		for _, v := range d.PolicyVersionList {
-			if v.IsDefaultVersion || (doc == nil && v.VersionId == d.DefaultVersionId) {
-				doc = v.Document
-			}
+		doc, err := s.defaultDocument(fields[i], list[i].path)
+		if err != nil {
+			return err
 		}
 		if doc == nil {
-			return &inputerr.Error{Source: s.Source, Field: list[i].path, Msg: fmt.Sprintf("managed policy %s has no default version in PolicyVersionList; produce the file with `aws iam get-account-authorization-details` without a --filter", d.Arn)}
+			return &inputerr.Error{Source: s.Source, Field: list[i].path, Msg: fmt.Sprintf("managed policy %s has no default version in PolicyVersionList; produce the file with `aws iam get-account-authorization-details` without a --filter", fields[i].arn)}
 		}
-		var err error
 		docs[i], err = s.document(doc, policy.Identity, list[i].path+".PolicyVersionList")
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for i, p := range list {
-		s.Policies[p.detail.Arn] = &ManagedPolicy{Name: p.detail.PolicyName, ARN: p.detail.Arn, Document: docs[i]}
+	for i := range list {
+		s.Policies[fields[i].arn] = &ManagedPolicy{Name: fields[i].name, ARN: fields[i].arn, Document: docs[i]}
 	}
 	return nil
 }
@@ -308,79 +394,93 @@ func hasAny(m map[string]json.RawMessage, keys ...string) bool {
 	return false
 }
 
+// add adds a page's users, groups and roles, their documents parsed on
+// every core; the first bad document in file order (groups, users, roles)
+// is the error.
 func (s *Snapshot) add(p page, at string) error {
 	if p.Policies != nil {
 		for i := range *p.Policies {
 			s.pending = append(s.pending, pendingPolicy{detail: &(*p.Policies)[i], path: fmt.Sprintf("%sPolicies[%d]", at, i)})
 		}
 	}
+	var groupList []groupDetail
+	var userList []userDetail
+	var roleList []roleDetail
 	if p.GroupDetailList != nil {
-		for i, d := range *p.GroupDetailList {
-			path := fmt.Sprintf("%sGroupDetailList[%d]", at, i)
-			g := &Group{Name: d.GroupName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies)}
-			var err error
-			if g.Inline, err = s.inline(d.GroupPolicyList, path+".GroupPolicyList"); err != nil {
-				return err
-			}
-			s.Groups[g.Name] = g
-		}
+		groupList = *p.GroupDetailList
 	}
 	if p.UserDetailList != nil {
-		for i, d := range *p.UserDetailList {
-			path := fmt.Sprintf("%sUserDetailList[%d]", at, i)
-			if d.Arn == "" {
-				return &inputerr.Error{Source: s.Source, Field: path + ".Arn", Msg: "missing; each user needs its ARN; " + howToProduce}
-			}
-			u := User{Name: d.UserName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies), Groups: d.GroupList, Boundary: boundaryARN(d.PermissionsBoundary)}
-			var err error
-			if u.Inline, err = s.inline(d.UserPolicyList, path+".UserPolicyList"); err != nil {
-				return err
-			}
-			s.Users = append(s.Users, u)
-		}
+		userList = *p.UserDetailList
 	}
 	if p.RoleDetailList != nil {
-		for i, d := range *p.RoleDetailList {
-			path := fmt.Sprintf("%sRoleDetailList[%d]", at, i)
-			if d.Arn == "" {
-				return &inputerr.Error{Source: s.Source, Field: path + ".Arn", Msg: "missing; each role needs its ARN; " + howToProduce}
-			}
-			r := Role{Name: d.RoleName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies), Boundary: boundaryARN(d.PermissionsBoundary)}
-			var err error
-			if d.AssumeRolePolicyDocument != nil {
-				if r.Trust, err = s.decoded(d.AssumeRolePolicyDocument, policy.Trust, path+".AssumeRolePolicyDocument"); err != nil {
-					return err
-				}
-			}
-			if r.Inline, err = s.inline(d.RolePolicyList, path+".RolePolicyList"); err != nil {
-				return err
-			}
-			s.Roles = append(s.Roles, r)
+		roleList = *p.RoleDetailList
+	}
+	groups := make([]Group, len(groupList))
+	users := make([]User, len(userList))
+	roles := make([]Role, len(roleList))
+	err := parallel(len(groups)+len(users)+len(roles), func(i int) error {
+		if i < len(groups) {
+			return s.group(&groupList[i], &groups[i], fmt.Sprintf("%sGroupDetailList[%d]", at, i))
+		}
+		if i -= len(groups); i < len(users) {
+			return s.user(&userList[i], &users[i], fmt.Sprintf("%sUserDetailList[%d]", at, i))
+		}
+		i -= len(users)
+		return s.role(&roleList[i], &roles[i], fmt.Sprintf("%sRoleDetailList[%d]", at, i))
+	})
+	if err != nil {
+		return err
+	}
+	for i := range groups {
+		s.Groups[groups[i].Name] = &groups[i]
+	}
+	s.Users = append(s.Users, users...)
+	s.Roles = append(s.Roles, roles...)
+	return nil
+}
+
+func (s *Snapshot) group(d *groupDetail, g *Group, path string) error {
+	*g = Group{Name: d.GroupName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies)}
+	var err error
+	g.Inline, err = s.inline(d.GroupPolicyList, path+".GroupPolicyList")
+	return err
+}
+
+func (s *Snapshot) user(d *userDetail, u *User, path string) error {
+	if d.Arn == "" {
+		return &inputerr.Error{Source: s.Source, Field: path + ".Arn", Msg: "missing; each user needs its ARN; " + howToProduce}
+	}
+	*u = User{Name: d.UserName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies), Groups: d.GroupList, Boundary: boundaryARN(d.PermissionsBoundary)}
+	var err error
+	u.Inline, err = s.inline(d.UserPolicyList, path+".UserPolicyList")
+	return err
+}
+
+func (s *Snapshot) role(d *roleDetail, r *Role, path string) error {
+	if d.Arn == "" {
+		return &inputerr.Error{Source: s.Source, Field: path + ".Arn", Msg: "missing; each role needs its ARN; " + howToProduce}
+	}
+	*r = Role{Name: d.RoleName, ARN: d.Arn, Attached: attachedARNs(d.AttachedManagedPolicies), Boundary: boundaryARN(d.PermissionsBoundary)}
+	var err error
+	if len(d.AssumeRolePolicyDocument) > 0 && string(d.AssumeRolePolicyDocument) != "null" {
+		if r.Trust, err = s.document(d.AssumeRolePolicyDocument, policy.Trust, path+".AssumeRolePolicyDocument"); err != nil {
+			return err
 		}
 	}
-	return nil
+	r.Inline, err = s.inline(d.RolePolicyList, path+".RolePolicyList")
+	return err
 }
 
 func (s *Snapshot) inline(list []inlineDetail, path string) ([]Inline, error) {
 	out := make([]Inline, 0, len(list))
 	for i, d := range list {
-		doc, err := s.decoded(d.PolicyDocument, policy.Identity, fmt.Sprintf("%s[%d].PolicyDocument", path, i))
+		doc, err := s.document(d.PolicyDocument, policy.Identity, fmt.Sprintf("%s[%d].PolicyDocument", path, i))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Inline{Name: d.PolicyName, Document: doc})
 	}
 	return out, nil
-}
-
-// decoded turns a document decoded as JSON into a policy: an object as the
-// AWS CLI prints it, or a string holding the URL-encoded document.
-func (s *Snapshot) decoded(v any, kind policy.Kind, path string) (*policy.Document, error) {
-	if enc, ok := v.(string); ok {
-		return s.encoded(enc, kind, path)
-	}
-	doc, err := policy.FromJSON(v, kind)
-	return s.parsed(doc, err, path)
 }
 
 // document parses a policy document given as a JSON object or as a JSON

@@ -1,8 +1,6 @@
 package whocan
 
 import (
-	"encoding/json"
-
 	gojson "github.com/goccy/go-json"
 )
 
@@ -44,7 +42,13 @@ func decodeSplit(data []byte) (page, bool) {
 		case "RoleDetailList":
 			p.RoleDetailList, job = decodeList[roleDetail](elems)
 		case "Policies":
-			p.Policies, job = decodeList[policyDetail](elems)
+			// Kept raw: parsePolicies reads the ones in use.
+			list := make([]policyDetail, len(elems))
+			for i, e := range elems {
+				list[i].raw = e
+			}
+			p.Policies = &list
+			continue
 		}
 		jobs, counts = append(jobs, job), append(counts, len(elems))
 	}
@@ -77,48 +81,55 @@ func decodeList[T any](elems [][]byte) (*[]T, func(i int) error) {
 // (the last one when a key repeats, as encoding/json keeps). Keys with
 // escapes are decoded. ok is false unless data is exactly one object.
 func objectFields(data []byte) (map[string][]byte, bool) {
+	fields := map[string][]byte{}
+	ok := eachField(data, func(key string, raw []byte) { fields[key] = raw })
+	return fields, ok
+}
+
+// eachField calls fn with each key of a JSON object and its raw value, in
+// order, without a map; ok is false unless data is exactly one object.
+func eachField(data []byte, fn func(key string, raw []byte)) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, false
+		return false
 	}
-	fields := map[string][]byte{}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return fields, skipSpace(data, i+1) == len(data)
+		return skipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return nil, false
+			return false
 		}
 		end, ok := skipString(data, i)
 		if !ok {
-			return nil, false
+			return false
 		}
-		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
-			return nil, false
+		key, ok := jsonString(data[i:end])
+		if !ok {
+			return false
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return nil, false
+			return false
 		}
 		start := skipSpace(data, i+1)
 		end, ok = skipValue(data, start)
 		if !ok {
-			return nil, false
+			return false
 		}
-		fields[key] = data[start:end]
+		fn(key, data[start:end])
 		i = skipSpace(data, end)
 		if i >= len(data) {
-			return nil, false
+			return false
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case '}':
-			return fields, skipSpace(data, i+1) == len(data)
+			return skipSpace(data, i+1) == len(data)
 		default:
-			return nil, false
+			return false
 		}
 	}
 }

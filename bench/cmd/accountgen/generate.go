@@ -17,6 +17,8 @@ type config struct {
 	Principals int
 	Policies   int
 	Encoded    bool
+	// BroadIAM is the percent of principals with IAM writes on "*".
+	BroadIAM int
 }
 
 // account is the account every snapshot is of: AWS's documented example.
@@ -99,6 +101,7 @@ func generate(cfg config) *snapshot {
 	}
 	g.trusts(users, roles)
 	g.privileged(users, roles)
+	g.broadIAM(users, roles, cfg.BroadIAM)
 	// Every AWS managed policy is attached once at least: the API lists
 	// only those in use.
 	for i := range policies {

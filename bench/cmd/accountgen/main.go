@@ -45,6 +45,7 @@ func run(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the generator; the same seed and sizes give the same output")
 	principals := fs.Int("principals", 100, "users and roles to generate (about 60% users, 40% roles)")
 	policies := fs.Int("policies", 200, "managed policies to generate (customer managed, plus the AWS managed ones attached)")
+	broad := fs.Int("broad-iam", 0, "percent of principals given IAM writes on \"*\" (the broad-IAM profile; 0 for none)")
 	encoded := fs.Bool("encoded", false, "write policy documents URL-encoded, as the API returns them, instead of as JSON objects as the AWS CLI prints them")
 	out := fs.String("o", "-", "file to write; - for standard output")
 	if err := fs.Parse(args); err != nil {
@@ -62,7 +63,7 @@ func run(args []string, stdout io.Writer) error {
 	if *policies < 1 {
 		return usageError(fmt.Sprintf("-policies %d: give 1 or more", *policies))
 	}
-	snap := generate(config{Seed: *seed, Principals: *principals, Policies: *policies, Encoded: *encoded})
+	snap := generate(config{Seed: *seed, Principals: *principals, Policies: *policies, Encoded: *encoded, BroadIAM: *broad})
 	if *out == "-" {
 		return write(stdout, snap)
 	}

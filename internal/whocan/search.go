@@ -1,0 +1,91 @@
+package whocan
+
+// search is the breadth-first search from the answer's targets over the
+// reversed edges: each node reached gets the edge of its shortest path. A
+// class edge "every member but except" is followed from the first member
+// reached that it does not except; each class keeps the edges still
+// waiting, and an edge waits only while every member reached so far is one
+// it excepts, so the search costs the edges plus their exceptions.
+type search struct {
+	g       *Graph
+	reached []bool
+	via     []via
+	queue   []int32
+	// waiting is, per class, the class edges (from<<32 | i) not yet
+	// followed.
+	waiting [][]int
+}
+
+type viaKind uint8
+
+const (
+	viaEdge   viaKind = iota
+	viaTarget         // the node is allowed itself
+	viaAdmin          // Admin acting as the principal edge.To
+)
+
+// via is how a node reaches a target: along edge, unless it is one.
+type via struct {
+	kind viaKind
+	edge Edge
+}
+
+func (g *Graph) search() *search {
+	s := &search{g: g, reached: make([]bool, g.nodes()), via: make([]via, g.nodes()), waiting: make([][]int, len(g.classes))}
+	for c, in := range g.classIn {
+		s.waiting[c] = append([]int(nil), in...)
+	}
+	return s
+}
+
+// target marks node i as allowed itself.
+func (s *search) target(i int32) {
+	if !s.reached[i] {
+		s.reached[i], s.via[i] = true, via{kind: viaTarget}
+		s.queue = append(s.queue, i)
+	}
+}
+
+func (s *search) reach(from int32, v via) {
+	if !s.reached[from] {
+		s.reached[from], s.via[from] = true, v
+		s.queue = append(s.queue, from)
+	}
+}
+
+func (s *search) run() {
+	g := s.g
+	n := int32(len(g.m.Principals))
+	for len(s.queue) > 0 {
+		to := s.queue[0]
+		s.queue = s.queue[1:]
+		// Any permission includes acting as any principal (a new access
+		// key, a rewritten trust policy): Admin reaches the first principal
+		// found, when the answer itself does not allow Admin.
+		if to < n && !s.reached[g.Admin] {
+			s.reach(g.Admin, via{kind: viaAdmin, edge: Edge{From: g.Admin, To: to}})
+		}
+		for _, code := range g.in[to] {
+			s.reach(int32(code>>32), via{edge: g.Out[code>>32][code&(1<<32-1)]})
+		}
+		if to >= n {
+			continue
+		}
+		for _, c := range g.classesOf[to] {
+			kept := s.waiting[c][:0]
+			for _, code := range s.waiting[c] {
+				from := int32(code >> 32)
+				if s.reached[from] {
+					continue
+				}
+				ce := &g.ClassOut[from][code&(1<<32-1)]
+				if ce.reaches(to) {
+					s.reach(from, via{edge: ce.to(to)})
+					continue
+				}
+				kept = append(kept, code)
+			}
+			s.waiting[c] = kept
+		}
+	}
+}
