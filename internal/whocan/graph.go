@@ -3,6 +3,7 @@ package whocan
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -212,22 +213,57 @@ func (m *Model) graph(opts graphOptions) *Graph {
 }
 
 // writable is a principal node i acts as (by one edge) whose policies i
-// may write, if there is one.
+// may write, if there is one. Class edges are met with the class edges of
+// i's write actions on every role and every user, so that the search costs
+// the exceptions of both rather than the members.
 func (g *Graph) writable(i int32) (int32, bool) {
+	p := g.principal(i)
+	if !slices.ContainsFunc(writeActions, p.mayAllow) {
+		return 0, false
+	}
 	for _, e := range g.Out[i] {
 		if e.To != g.Admin && !g.isMember(e.To) && g.mayWrite(i, e.To) {
 			return e.To, true
 		}
 	}
-	for _, ce := range g.ClassOut[i] {
-		for _, j := range g.classes[ce.class].members {
-			if ce.reaches(j) && g.mayWrite(i, j) {
-				return j, true
+	if len(g.ClassOut[i]) == 0 {
+		return 0, false
+	}
+	a := g.asking(p)
+	for _, sp := range []*space{g.roles, g.users} {
+		var each []int32
+		var classes []classEdge
+		for _, action := range writeActions {
+			if p.mayAllow(action) {
+				e, c := g.reach(a, sp, action, -1, nil)
+				each, classes = append(each, e...), append(classes, c...)
+			}
+		}
+		for _, ce := range g.ClassOut[i] {
+			for _, j := range each {
+				if ce.reaches(j) && slices.Contains(g.classesOf[j], ce.class) {
+					return j, true
+				}
+			}
+			for _, we := range classes {
+				// Members excepted by either edge are passed over; the
+				// first member of both that neither excepts is one.
+				for _, j := range g.classes[ce.class].members {
+					if ce.reaches(j) && we.reaches(j) && slices.Contains(g.classesOf[j], we.class) {
+						return j, true
+					}
+					if ce.reaches(j) && we.reaches(j) {
+						break // another account's class: none of it is shared
+					}
+				}
 			}
 		}
 	}
 	return 0, false
 }
+
+// writeActions put or attach a policy on a user or role.
+var writeActions = []string{"iam:PutRolePolicy", "iam:AttachRolePolicy", "iam:PutUserPolicy", "iam:AttachUserPolicy"}
 
 // Edges is how many edges the graph has: a class edge counts once.
 func (g *Graph) Edges() int {
