@@ -161,20 +161,13 @@ func (m *Model) WhoCan(q Question) (*Answer, error) {
 	ans := &Answer{Action: q.Action, Resource: a.resource}
 	for _, p := range a.principals() {
 		d := a.decide(p)
-		if d != policy.Allowed && !q.All && !unknown(p, d) {
+		if d != policy.Allowed && !q.All && !a.unknown(p, d) {
 			continue
 		}
 		ans.Rows = append(ans.Rows, a.row(p, d))
 	}
 	sortRows(ans.Rows)
 	return ans, nil
-}
-
-// unknown reports whether a "no" for p is not known: the snapshot lacks
-// policies of p, which might allow what the others do not. An explicit deny
-// stands whatever they say.
-func unknown(p *Principal, d policy.Decision) bool {
-	return len(p.Incomplete) > 0 && d == policy.ImplicitDeny
 }
 
 func (a *asker) row(p *Principal, d policy.Decision) Row {
