@@ -60,6 +60,10 @@ type Answer struct {
 	Rows     []Row  `json:"principals"`
 	// Warnings are about the snapshot as a whole.
 	Warnings []string `json:"warnings,omitempty"`
+	// Region is the aws:RequestedRegion of the requests asked;
+	// RegionAssumed says it was not given but assumed.
+	Region        string `json:"region,omitempty"`
+	RegionAssumed bool   `json:"regionAssumed,omitempty"`
 }
 
 // Allowed reports whether any principal can (directly or by a path).
@@ -102,15 +106,17 @@ func (m *Model) asker(q Question) (*asker, error) {
 	return a, nil
 }
 
-// request builds a request for p with the question's context and p's own
-// keys.
+// request builds a request for p with the model's default keys, the
+// question's context over them, and p's own keys.
 func (m *Model) request(p *Principal, action, resource string, ctx map[string][]string) *policy.Request {
 	r := &policy.Request{Principal: p.Caller, Action: action, Resource: resource}
-	for k, v := range ctx {
-		if len(v) == 1 {
-			r.Context.Set(k, v[0])
-		} else {
-			r.Context.SetList(k, v)
+	for _, c := range []map[string][]string{m.Defaults, ctx} {
+		for k, v := range c {
+			if len(v) == 1 {
+				r.Context.Set(k, v[0])
+			} else {
+				r.Context.SetList(k, v)
+			}
 		}
 	}
 	r.Context.AddPrincipalKeys(p.Caller)
