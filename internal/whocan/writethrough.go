@@ -25,15 +25,28 @@ func (g *Graph) writeThrough(i, j int32) (action, resource string, ok bool) {
 			return a, q.ARN, true
 		}
 	}
+	var versions []string
+	for _, a := range policyVersionActions {
+		if p.mayAllow(a) {
+			versions = append(versions, a)
+		}
+	}
+	if len(versions) == 0 {
+		return "", "", false
+	}
 	for _, arn := range customerManaged(q) {
-		for _, a := range []string{"iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion"} {
-			if p.mayAllow(a) && g.ask(p, a, arn, nil, nil) {
+		for _, a := range versions {
+			if g.ask(p, a, arn, nil, nil) {
 				return a, arn, true
 			}
 		}
 	}
 	return "", "", false
 }
+
+// policyVersionActions change what a managed policy grants everyone it is
+// attached to: a new default version, or an older one made the default.
+var policyVersionActions = []string{"iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion"}
 
 // customerManaged is the customer managed policies attached to p or its
 // groups, in ARN order.
