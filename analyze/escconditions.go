@@ -12,11 +12,11 @@ import (
 // Conditions Escalation decides instead of taking them to hold.
 //
 // A path's requests are known in part: iam:PassRole passes the role to the
-// path's service, an Attach*Policy path is dangerous when it can attach
-// a policy granting everything, and an Auto Scaling group path names a
-// launch configuration (autoscaling:LaunchConfigurationName), whose
-// instance role its instances run with. The keys whose value the path fixes are
-// kept in the compiled statements and set in each request (decidedKeys);
+// path's service, an Attach*Policy path is dangerous when it can attach a
+// policy granting everything, and an Auto Scaling group path names a launch
+// configuration (autoscaling:LaunchConfigurationName), whose instance role
+// its instances run with. The keys whose value the path fixes are kept in
+// the compiled statements and set in each request (decidedKeys);
 // the engine then decides them as AWS would, including for requests that
 // lack the key.
 //
