@@ -44,7 +44,7 @@ type PolicySet struct {
 // own ARN to that check, and for a user, joining a group (LEASH-ESC-009) is
 // reported as self-escalation.
 //
-// IDs and severities: LEASH-ESC-001 to LEASH-ESC-040, critical or high;
+// IDs and severities: LEASH-ESC-001 to LEASH-ESC-042, critical or high;
 // LEASH-ESC-SELF, critical (inline or attached policies), high (trust,
 // boundary, group membership) or medium (a user's own keys and password);
 // LEASH-ESC-SELF-GUARD, info; LEASH-ESC-ATTACH-GUARD, info, for an
@@ -69,8 +69,10 @@ type PolicySet struct {
 // escconditions.go): iam:PassedToService, evaluated with the service each
 // iam:PassRole path passes the role to; iam:PolicyARN, evaluated for the
 // Attach*Policy actions with AdministratorAccess and with a customer
-// managed policy; and dates (aws:CurrentTime, aws:EpochTime,
-// aws:TokenIssueTime) against set.Now: a statement that can no longer
+// managed policy; autoscaling:LaunchConfigurationName, evaluated for the
+// Auto Scaling group actions with a launch configuration named; and dates
+// (aws:CurrentTime, aws:EpochTime, aws:TokenIssueTime) against set.Now: a
+// statement that can no longer
 // apply opens no path, one that applies only later is reported with a
 // note. Deny statements with any other condition are left out: only
 // unconditional denies (and denies on decided keys) neutralize a path. The
@@ -275,10 +277,10 @@ func (a *escAnalyzer) ask(p *policy.Policies, index [][]int, action, resource, p
 		r.Context.Set("iam:PassedToService", passTo)
 	}
 	var res policy.Result
-	if attachPolicyActions[strings.ToLower(action)] {
-		// Open when any dangerous policy may be attached.
-		for i, arn := range a.dangerousPolicyARNs() {
-			r.Context.Set("iam:PolicyARN", arn)
+	if key, values := a.decidedValues(action); key != "" {
+		// Open when any of the values is allowed.
+		for i, v := range values {
+			r.Context.Set(key, v)
 			if got := p.Explain(r); i == 0 || got.Decision == policy.Allowed {
 				res = got
 				if got.Decision == policy.Allowed {

@@ -125,6 +125,8 @@ func TestEscalationEveryPath(t *testing.T) {
 		{"LEASH-ESC-038", []string{"iam:PassRole", "autoscaling:CreateAutoScalingGroup", "autoscaling:CreateLaunchConfiguration"}},
 		{"LEASH-ESC-039", []string{"codebuild:StartBuild"}},
 		{"LEASH-ESC-040", []string{"iam:PassRole", "codebuild:StartBuild", "codebuild:UpdateProject"}},
+		{"LEASH-ESC-041", []string{"apprunner:UpdateService"}},
+		{"LEASH-ESC-042", []string{"autoscaling:CreateAutoScalingGroup"}},
 	}
 	for _, p := range paths {
 		t.Run(p.id+"/open", func(t *testing.T) {

@@ -12,9 +12,11 @@ import (
 // Conditions Escalation decides instead of taking them to hold.
 //
 // A path's requests are known in part: iam:PassRole passes the role to the
-// path's service, and an Attach*Policy path is dangerous when it can attach
-// a policy granting everything. The keys whose value the path fixes are
-// kept in the compiled statements and set in each request (decidedKeys);
+// path's service, an Attach*Policy path is dangerous when it can attach a
+// policy granting everything, and an Auto Scaling group path names a launch
+// configuration (autoscaling:LaunchConfigurationName), whose instance role
+// its instances run with. The keys whose value the path fixes are kept in
+// the compiled statements and set in each request (decidedKeys);
 // the engine then decides them as AWS would, including for requests that
 // lack the key.
 //
@@ -26,7 +28,60 @@ import (
 // decidedKey reports whether Escalation sets the condition key in its
 // requests.
 func decidedKey(key string) bool {
-	return strings.EqualFold(key, "iam:PassedToService") || strings.EqualFold(key, "iam:PolicyARN")
+	return strings.EqualFold(key, "iam:PassedToService") || strings.EqualFold(key, "iam:PolicyARN") ||
+		strings.EqualFold(key, launchConfigurationKey)
+}
+
+// launchConfigurationKey names the launch configuration an Auto Scaling
+// group request uses. A Deny of the group actions when it is present (Null
+// false) is how an account requires launch templates, for which AWS asks
+// iam:PassRole.
+const launchConfigurationKey = "autoscaling:LaunchConfigurationName"
+
+// launchConfigurationActions are the actions authorized with
+// autoscaling:LaunchConfigurationName when a launch configuration is named.
+var launchConfigurationActions = map[string]bool{
+	"autoscaling:createautoscalinggroup": true,
+	"autoscaling:updateautoscalinggroup": true,
+}
+
+// decidedValues is the key the request of action sets and the values it is
+// asked with, the action allowed when any is; "" when the action sets none.
+func (a *escAnalyzer) decidedValues(action string) (string, []string) {
+	switch la := strings.ToLower(action); {
+	case attachPolicyActions[la]:
+		return "iam:PolicyARN", a.dangerousPolicyARNs()
+	case launchConfigurationActions[la]:
+		return launchConfigurationKey, a.launchConfigurationNames()
+	}
+	return "", nil
+}
+
+// launchConfigurationNames are the launch configurations a group path is
+// asked with: one no policy names, then each the set's Allow statements
+// name in a condition on the key (a grant for one named launch
+// configuration still lets its role be taken over).
+func (a *escAnalyzer) launchConfigurationNames() []string {
+	names := []string{escFiller}
+	for _, n := range a.set.Policies {
+		if n.Document == nil {
+			continue
+		}
+		for _, st := range n.Document.Statements {
+			if st.Effect != policy.Allow {
+				continue
+			}
+			for _, c := range st.Conditions {
+				if !strings.EqualFold(c.Key, launchConfigurationKey) || !strings.Contains(c.Operator, "String") || strings.Contains(c.Operator, "Not") {
+					continue
+				}
+				for _, v := range c.Values {
+					names = appendNew(names, strings.NewReplacer("*", escFiller, "?", "x").Replace(v))
+				}
+			}
+		}
+	}
+	return names
 }
 
 // splitDecided separates the conditions on decided keys from the others.

@@ -156,7 +156,8 @@ func TestCheckRoleBoundaryFromIAM(t *testing.T) {
 // TestCheckEscalationCases runs leash check over the escalation cases of
 // analyze/testdata/escalation: each path as the suites deploy it fails the
 // check with its ID; each statement whose condition leash decides (an
-// iam:PolicyARN naming read-only policies, a date passed) has no
+// iam:PolicyARN naming read-only policies, a date passed, a Deny of the
+// Auto Scaling group actions whenever a launch configuration is named) has no
 // escalation finding (the least-privilege ones about its shape remain).
 func TestCheckEscalationCases(t *testing.T) {
 	const dir = "../../analyze/testdata/escalation/"
@@ -171,6 +172,9 @@ func TestCheckEscalationCases(t *testing.T) {
 		{"esc-038-autoscaling-create-group.json", "LEASH-ESC-038"},
 		{"esc-039-codebuild-start-build.json", "LEASH-ESC-039"},
 		{"esc-040-codebuild-update-project.json", "LEASH-ESC-040"},
+		{"esc-041-apprunner-update-service.json", "LEASH-ESC-041"},
+		{"esc-042-autoscaling-existing-launch-configuration.json", "LEASH-ESC-042"},
+		{"clean-autoscaling-require-launch-templates.json", ""},
 		{"clean-attach-user-policy-readonly.json", "LEASH-ESC-ATTACH-GUARD"},
 		{"clean-attach-group-policy-stringequals.json", "LEASH-ESC-ATTACH-GUARD"},
 		{"clean-attach-role-policy-arnlike.json", "LEASH-ESC-ATTACH-GUARD"},

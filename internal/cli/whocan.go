@@ -70,10 +70,18 @@ count only when allowed on any resource of their type.
 
 --all lists the denied principals too, with their decision.
 
+Every request, the escalation graph's too, carries aws:RequestedRegion, as
+every request to AWS does: --context aws:RequestedRegion=REGION, else
+$AWS_REGION, else $AWS_DEFAULT_REGION, else us-east-1. A region not given
+with --context is assumed, and the answer says so: a "deny outside these
+regions" SCP refuses everything outside them.
+
 Output: text, one principal a line (ARN, kind, and the deciding statements
-or the path); json, {"action", "resource", "principals": [{"arn", "kind",
-"role", "decision", "statements", "path", "incomplete"}]}; dot, a Graphviz
-digraph of the paths that reach the answer (render with dot -Tsvg).
+or the path), and a last line "# region assumed: REGION" when it was;
+json, {"action", "resource", "principals": [{"arn", "kind", "role",
+"decision", "statements", "path", "incomplete"}], "region",
+"regionAssumed"}; dot, a Graphviz digraph of the paths that reach the
+answer (render with dot -Tsvg).
 
 Exit status: 0 when at least one principal can (directly or, with
 --escalation, by a path), 1 when none can, 2 on bad input.`),
@@ -123,7 +131,7 @@ Exit status: 0 when at least one principal can (directly or, with
 	f.StringVar(&o.resourcePolicy, "resource-policy", "",
 		"the resource's policy `FILE` (bucket, key, queue policy); role sessions it names are asked too (e.g. --resource-policy bucket-policy.json)")
 	f.StringArrayVar(&o.context, "context", nil,
-		"condition key `key=value` of every request; repeat a key to make it multivalued (e.g. --context aws:RequestedRegion=eu-north-1)")
+		"condition key `key=value` of every request; repeat a key to make it multivalued; aws:RequestedRegion is $AWS_REGION, $AWS_DEFAULT_REGION or us-east-1 unless given (e.g. --context aws:RequestedRegion=eu-north-1)")
 	f.BoolVar(&o.escalation, "escalation", false,
 		"also list principals that reach the answer through other principals, with the shortest path (e.g. --escalation)")
 	f.BoolVar(&o.all, "all", false,
@@ -169,6 +177,8 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
+	region, assumed := requestedRegion(q.Context, o.getenv)
+	m.Defaults = map[string][]string{requestedRegionKey: region}
 	if o.graphOnly {
 		start := time.Now()
 		g := m.Graph()
@@ -184,6 +194,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Source: "--resource-policy", Msg: err.Error()}
 	}
+	ans.Region, ans.RegionAssumed = strings.Join(region, ","), assumed
 	switch o.output {
 	case "json":
 		err = whocan.WriteJSON(o.stdout, ans)

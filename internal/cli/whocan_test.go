@@ -158,11 +158,25 @@ func TestWhoCanJSONFromStdin(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	// frank is listed too: his group and a managed policy of his are not
-	// in the snapshot, so his "no" is not known.
-	if len(got.Principals) != 2 || got.Principals[1].ARN != "arn:aws:iam::111122223333:user/frank" ||
-		got.Principals[1].Decision != "ImplicitDeny" || len(got.Principals[1].Incomplete) != 2 {
-		t.Fatalf("principals %+v, want alice, then frank with his two missing policies", got.Principals)
+	// frank's group and a managed policy of his are not in the snapshot,
+	// but role a's trust policy names alice alone: nothing they say could
+	// let him in, and he is not listed.
+	if len(got.Principals) != 1 {
+		t.Fatalf("principals %+v, want alice alone", got.Principals)
+	}
+	// iam:CreateUser, which a missing policy could allow: frank is listed,
+	// with the two policies the snapshot lacks.
+	out.Reset()
+	if code := Run(context.Background(), []string{"who-can", "iam:CreateUser", "--account", "-", "--output", "json"}, bytes.NewReader(data), &out, &errOut); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var admins whoCanJSON
+	if err := json.Unmarshal(out.Bytes(), &admins); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	frank := admins.Principals[len(admins.Principals)-1]
+	if frank.ARN != "arn:aws:iam::111122223333:user/frank" || frank.Decision != "ImplicitDeny" || len(frank.Incomplete) != 2 {
+		t.Errorf("last principal %+v, want frank, ImplicitDeny, with his two missing policies", frank)
 	}
 	p := got.Principals[0]
 	if p.ARN != "arn:aws:iam::111122223333:user/alice" || p.Kind != "user" || p.Decision != "Allowed" || len(p.Statements) != 2 ||

@@ -47,11 +47,15 @@ func (g *Graph) ChainFindings(from int32) []analyze.Finding {
 		}
 		text := chainText(p.Steps)
 		if p.To == g.Admin {
-			if len(p.Steps) < 2 {
+			if len(p.Steps) < 2 && !g.writesThrough(from) {
 				continue
 			}
+			n := fmt.Sprintf("%d steps", len(p.Steps))
+			if len(p.Steps) == 1 {
+				n = "1 step"
+			}
 			out = append(out, analyze.Finding{ID: ChainID, Severity: analyze.Critical, Policy: policyName, Path: path,
-				Message: fmt.Sprintf("reaches any permission in %d steps through %s: %s", len(p.Steps), through(p.Steps), text),
+				Message: fmt.Sprintf("reaches any permission in %s through %s: %s", n, through(p.Steps), text),
 				Fix:     "break the chain at its first step: remove the permission it uses, or narrow the trust policy or the grant of the principal it reaches"})
 			continue
 		}

@@ -543,22 +543,10 @@ func (g *Graph) selfEdge(i int32, ask *asking) (Edge, bool) {
 }
 
 // mayWrite reports whether p may put or attach a policy on q, or write a
-// customer managed policy attached to q.
+// customer managed policy attached to q (writethrough.go).
 func (g *Graph) mayWrite(i, j int32) bool {
-	p, q := g.principal(i), g.m.Principals[j]
-	var actions []string
-	switch q.Kind {
-	case KindUser:
-		actions = []string{"iam:PutUserPolicy", "iam:AttachUserPolicy"}
-	case KindRole:
-		actions = []string{"iam:PutRolePolicy", "iam:AttachRolePolicy"}
-	}
-	for _, a := range actions {
-		if p.mayAllow(a) && g.ask(p, a, q.ARN, nil, nil) {
-			return true
-		}
-	}
-	return false
+	_, _, ok := g.writeThrough(i, j)
+	return ok
 }
 
 // describe is the text of one step and its deciding statements.
@@ -614,20 +602,7 @@ func (g *Graph) describe(e Edge) Step {
 		s.Statements = explain(a, e.resource, nil, nil)
 		s.Text = fmt.Sprintf("may %s on %s (%s): any permission", a, short(e.resource), refs(s.Statements))
 	case edgeWriteThrough:
-		q := m.Principals[e.aux]
-		action := "iam:PutRolePolicy"
-		if q.Kind == KindUser {
-			action = "iam:PutUserPolicy"
-		}
-		for _, a := range []string{action, strings.Replace(action, "Put", "Attach", 1)} {
-			if g.ask(from, a, q.ARN, nil, nil) {
-				action = a
-				break
-			}
-		}
-		s.Action, s.Resource = action, q.ARN
-		s.Statements = explain(action, q.ARN, nil, nil)
-		s.Text = fmt.Sprintf("may %s on %s (%s), which it can act as: any permission", action, q.Short(), refs(s.Statements))
+		return g.describeWriteThrough(e, s, func(action, resource string) []Statement { return explain(action, resource, nil, nil) })
 	}
 	return s
 }

@@ -76,6 +76,10 @@ type Model struct {
 	base      *policy.Policies // the organization's policies, shared
 	managed   map[string]*policy.Compiled
 	groups    map[string]*compiledGroup
+	// Defaults are condition keys every request carries unless the
+	// question's context sets them, the escalation graph's requests
+	// included: aws:RequestedRegion, which every real request has.
+	Defaults map[string][]string
 }
 
 type compiledGroup struct {

@@ -45,6 +45,9 @@ func WriteText(w io.Writer, a *Answer) error {
 	for _, warn := range a.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", esc(warn))
 	}
+	if a.RegionAssumed {
+		fmt.Fprintf(&b, "# region assumed: %s (give --context aws:RequestedRegion=... to ask about another)\n", esc(a.Region))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -106,7 +109,8 @@ func short(arn string) string {
 
 // WriteJSON writes the answer as one JSON object:
 // {"action", "resource", "principals": [{"arn", "kind", "role", "decision",
-// "statements", "path", "incomplete"}], "warnings"}.
+// "statements", "path", "incomplete"}], "warnings", "region",
+// "regionAssumed"}.
 func WriteJSON(w io.Writer, a *Answer) error {
 	out := *a
 	if out.Rows == nil {

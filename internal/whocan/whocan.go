@@ -60,6 +60,10 @@ type Answer struct {
 	Rows     []Row  `json:"principals"`
 	// Warnings are about the snapshot as a whole.
 	Warnings []string `json:"warnings,omitempty"`
+	// Region is the aws:RequestedRegion of the requests asked;
+	// RegionAssumed says it was not given but assumed.
+	Region        string `json:"region,omitempty"`
+	RegionAssumed bool   `json:"regionAssumed,omitempty"`
 }
 
 // Allowed reports whether any principal can (directly or by a path).
@@ -102,15 +106,17 @@ func (m *Model) asker(q Question) (*asker, error) {
 	return a, nil
 }
 
-// request builds a request for p with the question's context and p's own
-// keys.
+// request builds a request for p with the model's default keys, the
+// question's context over them, and p's own keys.
 func (m *Model) request(p *Principal, action, resource string, ctx map[string][]string) *policy.Request {
 	r := &policy.Request{Principal: p.Caller, Action: action, Resource: resource}
-	for k, v := range ctx {
-		if len(v) == 1 {
-			r.Context.Set(k, v[0])
-		} else {
-			r.Context.SetList(k, v)
+	for _, c := range []map[string][]string{m.Defaults, ctx} {
+		for k, v := range c {
+			if len(v) == 1 {
+				r.Context.Set(k, v[0])
+			} else {
+				r.Context.SetList(k, v)
+			}
 		}
 	}
 	r.Context.AddPrincipalKeys(p.Caller)
@@ -161,20 +167,13 @@ func (m *Model) WhoCan(q Question) (*Answer, error) {
 	ans := &Answer{Action: q.Action, Resource: a.resource}
 	for _, p := range a.principals() {
 		d := a.decide(p)
-		if d != policy.Allowed && !q.All && !unknown(p, d) {
+		if d != policy.Allowed && !q.All && !a.unknown(p, d) {
 			continue
 		}
 		ans.Rows = append(ans.Rows, a.row(p, d))
 	}
 	sortRows(ans.Rows)
 	return ans, nil
-}
-
-// unknown reports whether a "no" for p is not known: the snapshot lacks
-// policies of p, which might allow what the others do not. An explicit deny
-// stands whatever they say.
-func unknown(p *Principal, d policy.Decision) bool {
-	return len(p.Incomplete) > 0 && d == policy.ImplicitDeny
 }
 
 func (a *asker) row(p *Principal, d policy.Decision) Row {

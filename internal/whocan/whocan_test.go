@@ -54,8 +54,10 @@ func TestWhoCanDirect(t *testing.T) {
 	reports := `group devs's managed policy arn:aws:iam::111122223333:policy/ReportsRead Statement[0] "Reports"`
 	scp := readPolicy(t, "scp-deny-s3.json", policy.SCP)
 	// frank's group and one of his managed policies are not in the
-	// snapshot: where the others do not allow, his "no" is not known, and
-	// he is listed with it (an explicit deny stands, and leaves him out).
+	// snapshot: where the others do not allow and the missing ones could,
+	// his "no" is not known, and he is listed with it. An explicit deny
+	// stands, and a trust policy naming someone else refuses him whatever
+	// his missing policies say: both leave him out.
 	frank := acct + "user/frank ImplicitDeny: "
 	cases := []struct {
 		name string
@@ -111,10 +113,10 @@ func TestWhoCanDirect(t *testing.T) {
 			}},
 		{"sts:AssumeRole on a role of the account is decided with its trust policy",
 			Org{}, Question{Action: "sts:AssumeRole", Resource: acct + "role/a"},
-			[]string{acct + `user/alice Allowed: inline policy assume-a of user alice Statement[0] "AssumeA"; trust policy of role a Statement[0]`, frank}},
+			[]string{acct + `user/alice Allowed: inline policy assume-a of user alice Statement[0] "AssumeA"; trust policy of role a Statement[0]`}},
 		{"a --resource-policy given for a role replaces its trust policy: a trust naming bob grants him alone",
 			Org{}, Question{Action: "sts:AssumeRole", Resource: acct + "role/a", ResourcePolicy: trustNaming(t, acct+"user/bob")},
-			[]string{acct + "user/bob Allowed: resource policy new-trust Statement[0]", frank}},
+			[]string{acct + "user/bob Allowed: resource policy new-trust Statement[0]"}},
 		{"an action only admins have",
 			Org{}, Question{Action: "iam:CreateUser"},
 			[]string{acct + "role/service/ec2-admin Allowed: " + admin, acct + "user/admin Allowed: " + admin, frank}},
