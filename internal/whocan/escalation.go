@@ -121,7 +121,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				r.Statements = st
 			}
 			ans.Rows = append(ans.Rows, r)
-		case q.All || a.unknown(p, decision[i]) || reached[n] && unknownPath(p, decision[i]):
+		case q.All || a.unknown(p, decision[i]) || s.reached[n] && unknownPath(p, decision[i]):
 			ans.Rows = append(ans.Rows, a.row(p, decision[i]))
 		}
 	}

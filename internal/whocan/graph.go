@@ -218,7 +218,8 @@ func (m *Model) graph(opts graphOptions) *Graph {
 // the exceptions of both rather than the members.
 func (g *Graph) writable(i int32) (int32, bool) {
 	p := g.principal(i)
-	if !slices.ContainsFunc(writeActions, p.mayAllow) {
+	versions := slices.ContainsFunc(policyVersionActions, p.mayAllow)
+	if !versions && !slices.ContainsFunc(writeActions, p.mayAllow) {
 		return 0, false
 	}
 	for _, e := range g.Out[i] {
@@ -228,6 +229,19 @@ func (g *Graph) writable(i int32) (int32, bool) {
 	}
 	if len(g.ClassOut[i]) == 0 {
 		return 0, false
+	}
+	if versions {
+		// A new version of a customer managed policy attached to a member:
+		// asked member by member, stopping at the first (a grant on "*"
+		// stops at once; one on a few policies asks every member that has
+		// one).
+		for _, ce := range g.ClassOut[i] {
+			for _, j := range g.classes[ce.class].members {
+				if ce.reaches(j) && len(customerManaged(g.m.Principals[j])) > 0 && g.mayWrite(i, j) {
+					return j, true
+				}
+			}
+		}
 	}
 	a := g.asking(p)
 	for _, sp := range []*space{g.roles, g.users} {

@@ -2,6 +2,7 @@ package whocan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -77,6 +78,14 @@ func (g *Graph) describeWriteThrough(e Edge, s Step, explain func(action, resour
 		if o.To == e.aux && o.kind != edgeWriteThrough {
 			acts = ", and " + g.describe(o).Text
 			break
+		}
+	}
+	if acts == ", which it can act as" {
+		for _, ce := range g.ClassOut[e.From] {
+			if ce.reaches(e.aux) && slices.Contains(g.classesOf[e.aux], ce.class) {
+				acts = ", and " + g.describe(ce.to(e.aux)).Text
+				break
+			}
 		}
 	}
 	s.Text += acts + ": any permission"
