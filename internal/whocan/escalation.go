@@ -80,6 +80,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	if a.adminAllowed() {
 		s.target(g.Admin)
 	}
+	g.joinTargets(a, s)
 	s.run()
 	// Paths share their tails: describe each edge and explain each target
 	// once.
@@ -100,7 +101,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		case s.reached[i]:
 			r := Row{ARN: p.ARN, Kind: p.Kind, Decision: decision[i].String(), Incomplete: p.Incomplete, principal: p}
 			at := int32(i)
-			for s.via[at].kind != viaTarget {
+			for s.via[at].kind != viaTarget && s.via[at].kind != viaJoin {
 				v := s.via[at]
 				if v.kind == viaAdmin { // Admin acting as a principal
 					to := m.Principals[v.edge.To]
@@ -112,7 +113,13 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				r.Path = append(r.Path, describe(v.edge))
 				at = v.edge.To
 			}
-			if at != g.Admin {
+			if v := s.via[at]; v.kind == viaJoin {
+				r.Path = append(r.Path, g.joinStep(at, v.group, Step{From: g.m.Principals[at].ARN}, func(action, resource string) []Statement {
+					u := g.m.Principals[at]
+					return statements(u, m.policies(u, nil).Explain(m.request(u, action, resource, nil)).Statements)
+				}))
+				r.Statements = a.row(m.withGroup(g.m.Principals[at], v.group), policy.Allowed).Statements
+			} else if at != g.Admin {
 				st, ok := targets[at]
 				if !ok {
 					st = a.row(g.principal(at), policy.Allowed).Statements

@@ -77,8 +77,12 @@ type Graph struct {
 	namedBy map[string][]int32
 	// members are the member nodes, from node Admin+1 on; joins lists each
 	// user's.
-	members    []member
-	joins      map[int32][]int32
+	members []member
+	joins   map[int32][]int32
+	// joinOnly are the groups, by name, each user may join that have no
+	// member node: they add no edge, and count only as a question's
+	// targets.
+	joinOnly   map[int32][]string
 	groupNames []string
 	opts       graphOptions
 }
@@ -331,6 +335,13 @@ func (g *Graph) edgesFrom(i int32) ([]Edge, []classEdge) {
 	}
 	var out []Edge
 	var classes []classEdge
+	// A member node's edges beyond its user's come from its group's
+	// grants: an edge action the group's policies do not allow gives the
+	// member no target its user lacks, and the user's own edge is the
+	// shorter path (dropUserEdges), so it is not asked.
+	adds := func(action string) bool {
+		return !g.isMember(i) || g.groupMayAllow(g.members[i-g.Admin-1].group, action)
+	}
 	add := func(kind edgeKind, aux int32, each []int32, cls []classEdge) {
 		for _, j := range each {
 			out = append(out, Edge{From: i, To: j, kind: kind, aux: aux})
@@ -348,7 +359,7 @@ func (g *Graph) edgesFrom(i int32) ([]Edge, []classEdge) {
 	if arn, ok := policy.ParseARN(p.ARN); ok {
 		acct = arn.Account
 	}
-	idAllow := p.mayAllow("sts:AssumeRole")
+	idAllow := p.mayAllow("sts:AssumeRole") && adds("sts:AssumeRole")
 	if g.opts.enumerate {
 		for j, q := range m.Principals {
 			if int32(j) != self && q.trust != nil && a.may("sts:AssumeRole", q.ARN, q.trust) {
@@ -357,7 +368,7 @@ func (g *Graph) edgesFrom(i int32) ([]Edge, []classEdge) {
 		}
 	}
 	for _, name := range []string{p.ARN, "arn:" + m.partition + ":iam::" + acct + ":root", acct, "*"} {
-		if !idAllow && name != p.ARN && name != "*" {
+		if !idAllow && (name != p.ARN && name != "*" || g.isMember(i)) {
 			continue
 		}
 		if sp, ok := g.trustSpaces[name]; ok {
@@ -372,18 +383,21 @@ func (g *Graph) edgesFrom(i int32) ([]Edge, []classEdge) {
 			}
 		}
 	}
-	if p.mayAllow("iam:UpdateAssumeRolePolicy") {
+	if p.mayAllow("iam:UpdateAssumeRolePolicy") && adds("iam:UpdateAssumeRolePolicy") {
 		each, cls := g.reach(a, g.roles, "iam:UpdateAssumeRolePolicy", self, nil)
 		add(edgeUpdateTrust, 0, each, cls)
 	}
 	for _, k := range []edgeKind{edgeCreateKey, edgeCreateLogin, edgeUpdateLogin} {
-		if p.mayAllow(edgeActions[k]) {
+		if p.mayAllow(edgeActions[k]) && adds(edgeActions[k]) {
 			each, cls := g.reach(a, g.users, edgeActions[k], self, nil)
 			add(k, 0, each, cls)
 		}
 	}
 	if p.mayAllow("iam:PassRole") {
 		for pi, sp := range g.paths {
+			if !adds("iam:PassRole") && !slices.ContainsFunc(sp.Steps, func(step []string) bool { return slices.ContainsFunc(step, adds) }) {
+				continue
+			}
 			if !g.stepsAllowed(p, sp) {
 				continue
 			}
@@ -497,11 +511,12 @@ func (g *Graph) rolesTrusting(service string) []int32 {
 func (g *Graph) selfTargets(p *Principal) map[string][]string {
 	t := map[string][]string{}
 	var managed []string
-	for _, o := range p.origins {
+	p.eachOrigin(func(o Origin) {
 		if o.Type == "managed" && !isAWSManaged(o.Policy) {
 			managed = append(managed, o.Policy)
 		}
-	}
+	})
+	sort.Strings(managed) // the first allowed is the one a path shows
 	t["iam:CreatePolicyVersion"] = managed
 	t["iam:SetDefaultPolicyVersion"] = managed
 	switch p.Kind {
@@ -526,8 +541,11 @@ func (g *Graph) selfTargets(p *Principal) map[string][]string {
 // selfEdge is an edge to Admin when p may change its own permissions and
 // no boundary keeps the change from counting (or p may lift its boundary).
 func (g *Graph) selfEdge(i int32, ask *asking) (Edge, bool) {
-	p := g.principal(i)
+	p := ask.p // node i's principal, or a user as a member of one more group
 	if p.Kind == KindSession {
+		return Edge{}, false
+	}
+	if !slices.ContainsFunc(selfActions, p.mayAllow) {
 		return Edge{}, false
 	}
 	if p.boundary != nil {

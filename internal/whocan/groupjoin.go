@@ -90,8 +90,13 @@ func (g *Graph) joinable(i int32) []string {
 	return out
 }
 
-// addMembers makes a member node for each group each user may join, in
-// user then group order, and records the user's edges to them.
+// addMembers makes a member node for each group a user may join that
+// matters to the graph, in user then group order, and records the user's
+// edges to them. A group whose policies allow no edge action adds no edge
+// but one: joining it and then writing its policies (a self edge of the
+// member node), which one member node per user shows. A user able to join
+// many groups would otherwise make one node per group; the others are
+// kept as names (joinOnly), which a question asks about as targets.
 func (g *Graph) addMembers() {
 	n := len(g.m.Principals)
 	joins := make([][]string, n)
@@ -100,11 +105,35 @@ func (g *Graph) addMembers() {
 		return nil
 	})
 	g.joins = make(map[int32][]int32)
+	g.joinOnly = make(map[int32][]string)
 	edges := map[string]bool{}
+	for _, name := range g.groupNames {
+		edges[name] = g.groupAllowsEdges(name)
+	}
+	selfs := make([]string, n) // the first group whose join gives a self edge
+	_ = parallel(n, func(i int) error {
+		u := g.m.Principals[i]
+		if len(joins[i]) == 0 || !slices.ContainsFunc(selfActions, u.mayAllow) {
+			return nil
+		}
+		a := g.asking(u)
+		for _, name := range joins[i] {
+			if edges[name] || !g.mayWriteGroup(a, name) {
+				continue
+			}
+			mp := g.m.withGroup(u, name)
+			if _, ok := g.selfEdge(int32(i), g.asking(mp)); ok {
+				selfs[i] = name
+				return nil
+			}
+		}
+		return nil
+	})
 	for i, names := range joins {
 		for _, name := range names {
-			if _, ok := edges[name]; !ok {
-				edges[name] = g.groupAllowsEdges(name)
+			if !edges[name] && name != selfs[i] {
+				g.joinOnly[int32(i)] = append(g.joinOnly[int32(i)], name)
+				continue
 			}
 			node := g.Admin + 1 + int32(len(g.members))
 			g.members = append(g.members, member{user: int32(i), group: name, p: g.m.withGroup(g.m.Principals[i], name), edges: edges[name]})
@@ -118,10 +147,7 @@ func (g *Graph) addMembers() {
 func (m *Model) withGroup(p *Principal, name string) *Principal {
 	q := *p
 	q.identity = append([]*policy.Compiled(nil), p.identity...)
-	q.origins = make(map[string]Origin, len(p.origins)+2)
-	for k, v := range p.origins {
-		q.origins[k] = v
-	}
+	q.origins, q.inherited = map[string]Origin{}, p.origins
 	q.Incomplete = append([]string(nil), p.Incomplete...)
 	u := *p.user
 	u.Groups = append(append([]string(nil), p.user.Groups...), name)
@@ -142,8 +168,13 @@ func (g *Graph) joinEdges(i int32) []Edge {
 
 // describeJoin is the step of a join edge.
 func (g *Graph) describeJoin(e Edge, s Step, explain func(action, resource string) []Statement) Step {
-	group := g.m.Snapshot.Groups[g.members[e.To-g.Admin-1].group]
-	s.To, s.ToGroup = g.m.Principals[e.From].ARN, group.ARN
+	return g.joinStep(e.From, g.members[e.To-g.Admin-1].group, s, explain)
+}
+
+// joinStep is the step of user i joining a group.
+func (g *Graph) joinStep(i int32, name string, s Step, explain func(action, resource string) []Statement) Step {
+	group := g.m.Snapshot.Groups[name]
+	s.To, s.ToGroup = g.m.Principals[i].ARN, group.ARN
 	s.Action, s.Resource = "iam:AddUserToGroup", group.ARN
 	s.Statements = explain(s.Action, group.ARN)
 	s.Text = fmt.Sprintf("may iam:AddUserToGroup itself into %s (%s)", short(group.ARN), refs(s.Statements))
@@ -202,12 +233,16 @@ func (g *Graph) groupAllowsEdges(name string) bool {
 // path, so they add nothing but size. A class edge adds nothing when the
 // user's edge to the class excepts no member the member node's reaches.
 func (g *Graph) dropUserEdges() {
+	var own map[int32]bool
+	user := int32(-1)
 	for n, mb := range g.members {
 		node := g.Admin + 1 + int32(n)
 		if len(g.Out[node]) > 0 {
-			own := make(map[int32]bool, len(g.Out[mb.user]))
-			for _, e := range g.Out[mb.user] {
-				own[e.To] = true
+			if mb.user != user { // member nodes come user by user
+				user, own = mb.user, make(map[int32]bool, len(g.Out[mb.user]))
+				for _, e := range g.Out[mb.user] {
+					own[e.To] = true
+				}
 			}
 			kept := g.Out[node][:0]
 			for _, e := range g.Out[node] {
@@ -237,4 +272,68 @@ func subset(a, b []int32) bool {
 		}
 	}
 	return true
+}
+
+// joinTargets adds to the search each user that the question allows once
+// it joins a group with no member node, at the first such group.
+func (g *Graph) joinTargets(a *asker, s *search) {
+	users := make([]int32, 0, len(g.joinOnly))
+	for i := range g.joinOnly {
+		users = append(users, i)
+	}
+	slices.Sort(users)
+	mayAllow := map[string]bool{}
+	for _, i := range users {
+		if s.reached[i] {
+			continue
+		}
+		for _, name := range g.joinOnly[i] {
+			may, ok := mayAllow[name]
+			if !ok {
+				may = g.groupMayAllow(name, a.q.Action)
+				mayAllow[name] = may
+			}
+			if may && a.decide(g.m.withGroup(g.m.Principals[i], name)) == policy.Allowed {
+				s.joinTarget(i, name)
+				break
+			}
+		}
+	}
+}
+
+// groupMayAllow reports whether a policy of the group may allow action.
+func (g *Graph) groupMayAllow(name, action string) bool {
+	if slices.ContainsFunc(g.m.groups[name].identity, func(c *policy.Compiled) bool { return c.MayAllow(action) }) {
+		return true
+	}
+	for _, arn := range g.m.Snapshot.Groups[name].Attached {
+		if c, ok := g.m.managed[arn]; ok && c.MayAllow(action) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayWriteGroup reports whether the asking user may write the group's
+// policies: put or attach one, or change a customer managed policy
+// attached to it. It is the cheap test before the self edge of joining
+// the group is asked in full (selfEdge, which also weighs a boundary).
+func (g *Graph) mayWriteGroup(a *asking, name string) bool {
+	grp := g.m.Snapshot.Groups[name]
+	for _, act := range []string{"iam:PutGroupPolicy", "iam:AttachGroupPolicy"} {
+		if a.p.mayAllow(act) && a.may(act, grp.ARN, nil) {
+			return true
+		}
+	}
+	for _, act := range policyVersionActions {
+		if !a.p.mayAllow(act) {
+			continue
+		}
+		for _, arn := range grp.Attached {
+			if !isAWSManaged(arn) && a.may(act, arn, nil) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -205,7 +205,10 @@ func TestChainFindingsThroughAGroup(t *testing.T) {
 }
 
 // Member nodes are made only for groups a user may join and is not in:
-// reader is in readers already, and roles join no group.
+// reader is in readers already, and roles join no group. A group that
+// allows no edge action (readers) gets a member node only where joining
+// it leads to writing it (group-writer); for the others it is a name a
+// question asks about.
 func TestMemberNodesOnlyForJoinableGroups(t *testing.T) {
 	m := groupJoinModel(t)
 	g := m.Graph()
@@ -213,9 +216,17 @@ func TestMemberNodesOnlyForJoinableGroups(t *testing.T) {
 	for _, mb := range g.members {
 		got = append(got, m.Principals[mb.user].Name+"+"+mb.group)
 	}
-	want := "joiner+admins joiner+readers reader-joiner+readers bounded-joiner+admins ops-joiner+operators group-writer+readers"
+	want := "joiner+admins bounded-joiner+admins ops-joiner+operators group-writer+readers"
 	if strings.Join(got, " ") != want {
 		t.Errorf("member nodes %q, want %q", strings.Join(got, " "), want)
+	}
+	var only []string
+	for _, name := range []string{"joiner", "reader-joiner"} {
+		i, _ := m.Index(acct + "user/" + name)
+		only = append(only, name+"+"+strings.Join(g.joinOnly[i], ","))
+	}
+	if want := "joiner+readers reader-joiner+readers"; strings.Join(only, " ") != want {
+		t.Errorf("groups joined without a member node %q, want %q", strings.Join(only, " "), want)
 	}
 	// readers allows no action an edge is asked for: its member nodes are
 	// asked only for the self edge, which group-writer's own grant gives.

@@ -47,8 +47,10 @@ type Principal struct {
 
 	identity []*policy.Compiled
 	boundary *policy.Compiled
-	// origins says where each of its documents comes from, by compiled name.
-	origins map[string]Origin
+	// origins says where each of its documents comes from, by compiled name;
+	// a member node's holds its added group's, and inherited its user's.
+	origins   map[string]Origin
+	inherited map[string]Origin
 	user    *User
 	role    *Role
 	trust   *policy.Compiled // a role's trust policy
@@ -169,7 +171,7 @@ func (m *Model) attach(p *Principal, arn, via string) {
 		p.Incomplete = append(p.Incomplete, fmt.Sprintf("managed policy %s (attached to %s) is not in the snapshot", arn, via))
 		return
 	}
-	if _, dup := p.origins[arn]; dup {
+	if _, dup := p.originOf(arn); dup {
 		return
 	}
 	p.identity = append(p.identity, c)
@@ -352,7 +354,7 @@ func (p *Principal) origin(ref policy.StatementRef) Origin {
 	if ref.PolicyType == policy.Boundary.String() {
 		return Origin{Type: "boundary", Policy: ref.Policy, Via: p.Short()}
 	}
-	if o, ok := p.origins[ref.Policy]; ok {
+	if o, ok := p.originOf(ref.Policy); ok {
 		return o
 	}
 	return Origin{Type: ref.PolicyType, Policy: ref.Policy}
@@ -366,4 +368,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// originOf is where the document compiled under name comes from.
+func (p *Principal) originOf(name string) (Origin, bool) {
+	if o, ok := p.origins[name]; ok {
+		return o, true
+	}
+	o, ok := p.inherited[name]
+	return o, ok
+}
+
+// eachOrigin calls fn with every document's origin.
+func (p *Principal) eachOrigin(fn func(Origin)) {
+	for _, o := range p.inherited {
+		fn(o)
+	}
+	for _, o := range p.origins {
+		fn(o)
+	}
 }

@@ -22,12 +22,14 @@ const (
 	viaEdge   viaKind = iota
 	viaTarget         // the node is allowed itself
 	viaAdmin          // Admin acting as the principal edge.To
+	viaJoin           // the user joins group, and is then allowed
 )
 
 // via is how a node reaches a target: along edge, unless it is one.
 type via struct {
-	kind viaKind
-	edge Edge
+	kind  viaKind
+	edge  Edge
+	group string
 }
 
 func (g *Graph) search() *search {
@@ -44,6 +46,12 @@ func (s *search) target(i int32) {
 		s.reached[i], s.via[i] = true, via{kind: viaTarget}
 		s.queue = append(s.queue, i)
 	}
+}
+
+// joinTarget marks user i as allowed once it joins the group: one step
+// from a target, so it is called after every target.
+func (s *search) joinTarget(i int32, group string) {
+	s.reach(i, via{kind: viaJoin, group: group})
 }
 
 func (s *search) reach(from int32, v via) {

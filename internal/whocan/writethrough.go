@@ -53,11 +53,11 @@ var policyVersionActions = []string{"iam:CreatePolicyVersion", "iam:SetDefaultPo
 // groups, in ARN order.
 func customerManaged(p *Principal) []string {
 	var out []string
-	for _, o := range p.origins {
+	p.eachOrigin(func(o Origin) {
 		if o.Type == "managed" && !isAWSManaged(o.Policy) {
 			out = append(out, o.Policy)
 		}
-	}
+	})
 	sort.Strings(out)
 	return out
 }
