@@ -51,9 +51,9 @@ type Principal struct {
 	// a member node's holds its added group's, and inherited its user's.
 	origins   map[string]Origin
 	inherited map[string]Origin
-	user    *User
-	role    *Role
-	trust   *policy.Compiled // a role's trust policy
+	user      *User
+	role      *Role
+	trust     *policy.Compiled // a role's trust policy
 }
 
 // Origin is where a principal's policy comes from.
