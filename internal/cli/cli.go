@@ -27,6 +27,9 @@ const (
 	ExitNo = 1
 	// ExitBadInput: bad flags, files or documents; nothing was answered.
 	ExitBadInput = 2
+	// ExitInterrupted: SIGINT or SIGTERM stopped the work, as shells
+	// report a process a signal ended (128 + SIGINT's 2).
+	ExitInterrupted = 130
 )
 
 // Run runs leash with args (without the program name) and returns the exit
@@ -50,6 +53,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitNo
 	}
 	msg := err.Error()
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.CommandPath(), msg)
+		return ExitInterrupted
+	}
 	var input *inputerr.Error
 	if !errors.As(err, &input) && !strings.Contains(msg, "--help") {
 		// cobra's own messages (unknown command, bad arguments) name no fix.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/simulate"
@@ -21,16 +22,21 @@ import (
 // errNobody is who-can's "no": no principal can.
 var errNobody = errors.New("no principal can")
 
+// errInterrupted is work stopped by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
 type whoCanOptions struct {
 	accountFile       string
 	scp, rcp, context []string
 	resourcePolicy    string
 	escalation, all   bool
 	graphOnly         bool
+	maxSteps          int
+	timeLimit         time.Duration
 	output            string
 	iamAccess
-	stdin  io.Reader
-	stdout io.Writer
+	stdin          io.Reader
+	stdout, stderr io.Writer
 }
 
 func newWhoCan() *cobra.Command {
@@ -69,6 +75,12 @@ writing the policies of a principal it can act as. A step's service actions
 count only when allowed on any resource of their type.
 
 --all lists the denied principals too, with their decision.
+
+Building the escalation graph of a large account or organization takes
+seconds: on a terminal its progress is shown on standard error, and SIGINT
+or SIGTERM stop it at once. --max-steps N searches paths of at most N steps
+and --time-limit D stops building the graph after D; either way the answer
+says what was left unsearched.
 
 Every request, the escalation graph's too, carries aws:RequestedRegion, as
 every request to AWS does: --context aws:RequestedRegion=REGION, else
@@ -117,6 +129,7 @@ Exit status: 0 when at least one principal can (directly or, with
 			if len(args) == 2 {
 				resource = args[1]
 			}
+			o.stderr = cmd.ErrOrStderr()
 			return runWhoCan(cmd.Context(), o, args[0], resource)
 		},
 	}
@@ -138,6 +151,10 @@ Exit status: 0 when at least one principal can (directly or, with
 		"list denied principals too, with their decision (e.g. --all)")
 	f.StringVar(&o.output, "output", "text",
 		"output `FORMAT`: text, json, or dot for a Graphviz digraph of the paths (e.g. --output json)")
+	f.IntVar(&o.maxSteps, "max-steps", 0,
+		"with --escalation, search paths of at most `N` steps; 0 for no bound (e.g. --max-steps 3)")
+	f.DurationVar(&o.timeLimit, "time-limit", 0,
+		"with --escalation, stop building the graph after `D` and answer with what was built; 0 for no limit (e.g. --time-limit 30s)")
 	f.BoolVar(&o.graphOnly, "graph-only", false, "build the escalation graph, print its size and time, and answer nothing (for benchmarks)")
 	_ = f.MarkHidden("graph-only")
 	o.addFlags(f, "read the live account")
@@ -151,7 +168,16 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err := checkQuestion(catalog.Default(), action, resource); err != nil {
 		return err
 	}
-	q := whocan.Question{Action: action, Resource: resource, All: o.all}
+	if o.maxSteps < 0 {
+		return &inputerr.Error{Source: "--max-steps", Msg: fmt.Sprintf("%d: give a number of steps, 1 or more, or 0 for no bound", o.maxSteps)}
+	}
+	if o.timeLimit < 0 {
+		return &inputerr.Error{Source: "--time-limit", Msg: fmt.Sprintf("%s: give a duration such as 30s or 2m, or 0 for no limit", o.timeLimit)}
+	}
+	if (o.maxSteps > 0 || o.timeLimit > 0) && !o.escalation && !o.graphOnly {
+		return &inputerr.Error{Source: "--max-steps", Msg: "--max-steps and --time-limit bound the escalation search; add --escalation"}
+	}
+	q := whocan.Question{Action: action, Resource: resource, All: o.all, MaxSteps: o.maxSteps}
 	var err error
 	if q.Context, err = simulate.ContextValues(o.context); err != nil {
 		return err
@@ -177,17 +203,30 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
+	if ctx.Err() != nil { // a signal while the snapshot was read
+		return fmt.Errorf("stopped after reading the account: %w", errInterrupted)
+	}
 	region, assumed := requestedRegion(q.Context, o.getenv)
 	m.Defaults = map[string][]string{requestedRegionKey: region}
 	if o.graphOnly {
 		start := time.Now()
-		g := m.Graph()
-		_, err := fmt.Fprintf(o.stdout, "principals %d, edges %d, graph built in %s\n", len(m.Principals), g.Edges(), time.Since(start).Round(time.Millisecond))
+		g, err := buildGraph(ctx, m, o)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.stdout, "principals %d, edges %d, graph built in %s\n", len(m.Principals), g.Edges(), time.Since(start).Round(time.Millisecond))
 		return err
 	}
 	var ans *whocan.Answer
 	if o.escalation {
-		ans, err = m.WhoCanReach(q, m.Graph())
+		g, err := buildGraph(ctx, m, o)
+		if err != nil {
+			return err
+		}
+		ans, err = m.WhoCanReach(q, g)
+		if err != nil {
+			return &inputerr.Error{Source: "--resource-policy", Msg: err.Error()}
+		}
 	} else {
 		ans, err = m.WhoCan(q)
 	}
@@ -289,4 +328,29 @@ func checkQuestion(cat *catalog.Catalog, action, resource string) error {
 		formats = append(formats, fmt.Sprintf("%s (%s)", rt.Name, rt.ARN))
 	}
 	return &inputerr.Error{Source: "RESOURCE", Msg: fmt.Sprintf("%q is not a resource %s acts on; give an ARN of %s, or leave RESOURCE out for \"*\"", resource, a, strings.Join(formats, " or "))}
+}
+
+// buildGraph builds the escalation graph under --time-limit, showing its
+// progress when standard error is a terminal, and stops at once when ctx
+// ends (SIGINT, SIGTERM).
+func buildGraph(ctx context.Context, m *whocan.Model, o whoCanOptions) (*whocan.Graph, error) {
+	var opts whocan.BuildOptions
+	if o.timeLimit > 0 {
+		opts.Deadline = time.Now().Add(o.timeLimit)
+	}
+	start := time.Now()
+	if f, ok := o.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = func(done, total int) {
+			end := ""
+			if done == total {
+				end = "\n"
+			}
+			fmt.Fprintf(f, "\rescalation graph: %d of %d nodes, %s%s", done, total, time.Since(start).Round(100*time.Millisecond), end)
+		}
+	}
+	g, err := m.BuildGraph(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("stopped before the escalation graph was built: %w", errInterrupted)
+	}
+	return g, nil
 }

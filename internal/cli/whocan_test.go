@@ -59,6 +59,12 @@ func TestWhoCanBadInput(t *testing.T) {
 			[]string{"s3:GetObject", "--account", whoCanSnapshot, "--scp", "missing-scp.json"}, []string{"missing-scp.json: no such file (given to --scp)"}},
 		{"no action",
 			[]string{"--account", whoCanSnapshot}, []string{"give the ACTION to ask about"}},
+		{"a negative step bound",
+			[]string{"s3:GetObject", "--account", whoCanSnapshot, "--escalation", "--max-steps", "-1"}, []string{"--max-steps: -1: give a number of steps, 1 or more, or 0 for no bound"}},
+		{"a negative time limit",
+			[]string{"s3:GetObject", "--account", whoCanSnapshot, "--escalation", "--time-limit", "-5s"}, []string{"--time-limit: -5s: give a duration"}},
+		{"a bound without --escalation",
+			[]string{"s3:GetObject", "--account", whoCanSnapshot, "--max-steps", "2"}, []string{"bound the escalation search; add --escalation"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

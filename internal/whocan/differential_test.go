@@ -1,6 +1,7 @@
 package whocan
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -153,8 +154,14 @@ func TestClassEdgesReachWhatAskingEveryTargetReaches(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := generatedModel(t, tc.principals, tc.broad, 11)
-			classes := m.graph(graphOptions{spaceMin: 2})
-			every := m.graph(graphOptions{spaceMin: 2, enumerate: true})
+			classes, err := m.graph(context.Background(), graphOptions{spaceMin: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			every, err := m.graph(context.Background(), graphOptions{spaceMin: 2, enumerate: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(classes.classes) == 0 || classes.Edges() >= every.Edges() {
 				t.Fatalf("class graph: %d classes, %d edges; asking every target: %d edges", len(classes.classes), classes.Edges(), every.Edges())
 			}

@@ -1,6 +1,8 @@
 package whocan
 
 import (
+	"fmt"
+
 	"leash.dev/leash/policy"
 )
 
@@ -60,6 +62,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		return nil
 	})
 	s := g.search()
+	s.maxSteps = int32(q.MaxSteps)
 	// Of paths of one length, the one to a target that holds no more than
 	// it needs explains best: "joins readers" rather than "joins admins".
 	// The search takes targets without an edge to Admin first.
@@ -131,6 +134,12 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		case q.All || a.unknown(p, decision[i]) || s.reached[n] && unknownPath(p, decision[i]):
 			ans.Rows = append(ans.Rows, a.row(p, decision[i]))
 		}
+	}
+	if s.cut {
+		ans.Warnings = append(ans.Warnings, fmt.Sprintf("paths of more than %d steps were not searched (--max-steps): principals they would reach are not listed", q.MaxSteps))
+	}
+	if g.Unbuilt > 0 {
+		ans.Warnings = append(ans.Warnings, fmt.Sprintf("the time limit stopped the graph with %d of %d nodes' edges unbuilt (--time-limit): paths through them are not listed", g.Unbuilt, g.nodes()))
 	}
 	// Sessions named by the resource policy are answered directly.
 	for _, p := range a.principals()[n:] {

@@ -1,11 +1,14 @@
 package whocan
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"leash.dev/leash/analyze"
 	"leash.dev/leash/policy"
@@ -85,11 +88,52 @@ type Graph struct {
 	joinOnly   map[int32][]string
 	groupNames []string
 	opts       graphOptions
+	// Unbuilt is how many nodes the deadline left without their edges.
+	Unbuilt int
+}
+
+// report calls the progress function every quarter second until the
+// returned stop is called, and once more then.
+func (g *Graph) report(done *atomic.Int64, total int) (stop func()) {
+	if g.opts.Progress == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				g.opts.Progress(int(done.Load()), total)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		g.opts.Progress(int(done.Load()), total)
+	}
+}
+
+// BuildOptions bound the building of a graph and report its progress.
+type BuildOptions struct {
+	// Deadline, when set, stops the building: nodes not reached by then
+	// keep no edges, and Graph.Unbuilt counts them.
+	Deadline time.Time
+	// Progress, when set, is called from time to time with the nodes done
+	// and the nodes in all, and once at the end.
+	Progress func(done, total int)
 }
 
 // graphOptions change how edges are found, never which: the differential
 // tests compare the class edges against asking every target.
 type graphOptions struct {
+	BuildOptions
 	// spaceMin is the fewest roles a trust policy name needs for its
 	// roles to be asked class by class.
 	spaceMin int
@@ -121,10 +165,17 @@ var boundaryActions = map[Kind][]string{
 // principals that may allow it are asked by the engine, per class of
 // targets and per target its policies single out.
 func (m *Model) Graph() *Graph {
-	return m.graph(graphOptions{spaceMin: spaceMin})
+	g, _ := m.graph(context.Background(), graphOptions{spaceMin: spaceMin})
+	return g
 }
 
-func (m *Model) graph(opts graphOptions) *Graph {
+// BuildGraph is Graph, stopped at once with ctx's error when ctx ends and
+// bounded and reported as o says.
+func (m *Model) BuildGraph(ctx context.Context, o BuildOptions) (*Graph, error) {
+	return m.graph(ctx, graphOptions{spaceMin: spaceMin, BuildOptions: o})
+}
+
+func (m *Model) graph(ctx context.Context, opts graphOptions) (*Graph, error) {
 	n := len(m.Principals)
 	g := &Graph{m: m, opts: opts, Admin: int32(n), paths: analyze.ServicePaths(), cat: catalog.Default(),
 		trusting: map[string][]int32{}, namedBy: map[string][]int32{}, groupNames: sortedGroupNames(m.Snapshot),
@@ -177,10 +228,22 @@ func (m *Model) graph(opts graphOptions) *Graph {
 			g.passSpaces[sp.Service] = g.newSpace(g.rolesTrusting(sp.Service), noKey, noTrust)
 		}
 	}
-	g.addMembers()
+	if err := g.addMembers(ctx); err != nil {
+		return nil, err
+	}
 	g.Out = make([][]Edge, n+1+len(g.members))
 	g.ClassOut = make([][]classEdge, len(g.Out))
-	_ = parallel(len(g.Out), func(i int) error {
+	var done, unbuilt atomic.Int64
+	stop := g.report(&done, len(g.Out))
+	err := parallel(len(g.Out), func(i int) error {
+		defer done.Add(1)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+			unbuilt.Add(1)
+			return nil
+		}
 		if int32(i) == g.Admin {
 			return nil
 		}
@@ -200,6 +263,11 @@ func (m *Model) graph(opts graphOptions) *Graph {
 		}
 		return nil
 	})
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	g.Unbuilt = int(unbuilt.Load())
 	g.dropUserEdges()
 	g.in = make([][]int, len(g.Out))
 	for from, es := range g.Out {
@@ -213,7 +281,7 @@ func (m *Model) graph(opts graphOptions) *Graph {
 			g.classIn[e.class] = append(g.classIn[e.class], from<<32|i)
 		}
 	}
-	return g
+	return g, nil
 }
 
 // writable is a principal node i acts as (by one edge) whose policies i

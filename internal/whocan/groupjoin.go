@@ -1,6 +1,7 @@
 package whocan
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -97,13 +98,19 @@ func (g *Graph) joinable(i int32) []string {
 // member node), which one member node per user shows. A user able to join
 // many groups would otherwise make one node per group; the others are
 // kept as names (joinOnly), which a question asks about as targets.
-func (g *Graph) addMembers() {
+func (g *Graph) addMembers(ctx context.Context) error {
 	n := len(g.m.Principals)
 	joins := make([][]string, n)
-	_ = parallel(n, func(i int) error {
+	err := parallel(n, func(i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		joins[i] = g.joinable(int32(i))
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	g.joins = make(map[int32][]int32)
 	g.joinOnly = make(map[int32][]string)
 	edges := map[string]bool{}
@@ -140,6 +147,7 @@ func (g *Graph) addMembers() {
 			g.joins[int32(i)] = append(g.joins[int32(i)], node)
 		}
 	}
+	return nil
 }
 
 // withGroup is user p as a member of one more group: its policies (shared,

@@ -14,6 +14,11 @@ type search struct {
 	// waiting is, per class, the class edges (from<<32 | i) not yet
 	// followed.
 	waiting [][]int
+	// depth is each reached node's path length; maxSteps, when above
+	// zero, stops the search there, and cut says it left a node unsearched.
+	depth    []int32
+	maxSteps int32
+	cut      bool
 }
 
 type viaKind uint8
@@ -33,7 +38,7 @@ type via struct {
 }
 
 func (g *Graph) search() *search {
-	s := &search{g: g, reached: make([]bool, g.nodes()), via: make([]via, g.nodes()), waiting: make([][]int, len(g.classes))}
+	s := &search{g: g, reached: make([]bool, g.nodes()), via: make([]via, g.nodes()), waiting: make([][]int, len(g.classes)), depth: make([]int32, g.nodes())}
 	for c, in := range g.classIn {
 		s.waiting[c] = append([]int(nil), in...)
 	}
@@ -51,12 +56,12 @@ func (s *search) target(i int32) {
 // joinTarget marks user i as allowed once it joins the group: one step
 // from a target, so it is called after every target.
 func (s *search) joinTarget(i int32, group string) {
-	s.reach(i, via{kind: viaJoin, group: group})
+	s.reach(i, via{kind: viaJoin, group: group}, 1)
 }
 
-func (s *search) reach(from int32, v via) {
+func (s *search) reach(from int32, v via, depth int32) {
 	if !s.reached[from] {
-		s.reached[from], s.via[from] = true, v
+		s.reached[from], s.via[from], s.depth[from] = true, v, depth
 		s.queue = append(s.queue, from)
 	}
 }
@@ -67,14 +72,21 @@ func (s *search) run() {
 	for len(s.queue) > 0 {
 		to := s.queue[0]
 		s.queue = s.queue[1:]
+		d := s.depth[to] + 1
+		if s.maxSteps > 0 && d > s.maxSteps {
+			if len(g.in[to]) > 0 || to < n && len(g.classesOf[to]) > 0 {
+				s.cut = true
+			}
+			continue
+		}
 		// Any permission includes acting as any principal (a new access
 		// key, a rewritten trust policy): Admin reaches the first principal
 		// found, when the answer itself does not allow Admin.
 		if to < n && !s.reached[g.Admin] {
-			s.reach(g.Admin, via{kind: viaAdmin, edge: Edge{From: g.Admin, To: to}})
+			s.reach(g.Admin, via{kind: viaAdmin, edge: Edge{From: g.Admin, To: to}}, d)
 		}
 		for _, code := range g.in[to] {
-			s.reach(int32(code>>32), via{edge: g.Out[code>>32][code&(1<<32-1)]})
+			s.reach(int32(code>>32), via{edge: g.Out[code>>32][code&(1<<32-1)]}, d)
 		}
 		if to >= n {
 			continue
@@ -88,7 +100,7 @@ func (s *search) run() {
 				}
 				ce := &g.ClassOut[from][code&(1<<32-1)]
 				if ce.reaches(to) {
-					s.reach(from, via{edge: ce.to(to)})
+					s.reach(from, via{edge: ce.to(to)}, d)
 					continue
 				}
 				kept = append(kept, code)

@@ -21,6 +21,9 @@ type Question struct {
 	Context map[string][]string
 	// All lists denied principals too.
 	All bool
+	// MaxSteps, when above zero, bounds the paths searched with
+	// --escalation to that many steps.
+	MaxSteps int
 }
 
 // Statement is one statement that decided, and where its policy comes from.
