@@ -19,6 +19,7 @@ func TestDecodeSplitDecodesAsUnmarshal(t *testing.T) {
 	inputs := map[string][]byte{
 		"strings holding brackets, quotes and escapes": []byte(`{"UserDetailList":[{"UserName":"a\"]}{[","Arn":"arn:aws:iam::111122223333:user/a","UserPolicyList":[{"PolicyName":"p","PolicyDocument":"%7B%22Version%22%3A%222012-10-17%22%7D"}]}], "Poli\u0063ies" : [ ] , "GroupDetailList":[]}`),
 		"empty lists and spaces":                       []byte(" {\n\t\"RoleDetailList\" : [ ] \r\n} "),
+		"null lists and boundary":                      []byte(`{"UserDetailList":[{"UserName":"a","Arn":"arn:aws:iam::111122223333:user/a","UserPolicyList":null,"GroupList":null,"AttachedManagedPolicies":[],"PermissionsBoundary":null}]}`),
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -50,6 +51,8 @@ func TestDecodeSplitDecodesAsUnmarshal(t *testing.T) {
 		"a bad element":            `{"UserDetailList":[{"UserName":7}]}`,
 		"trailing text":            `{"UserDetailList":[]}x`,
 		"a missing comma":          `{"UserDetailList":[] "Policies":[]}`,
+		"a field in another case":  `{"UserDetailList":[{"userName":"a","Arn":"arn:aws:iam::111122223333:user/a"}]}`,
+		"a list of another type":   `{"RoleDetailList":[{"RolePolicyList":{}}]}`,
 	} {
 		if _, ok := decodeSplit([]byte(data)); ok {
 			t.Errorf("%s: accepted; the slow path must read it and word any error", name)
