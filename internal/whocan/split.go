@@ -1,6 +1,9 @@
 package whocan
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 // A snapshot of a large account is tens of megabytes of one JSON object.
 // Decoding it with one json.Unmarshal runs on one core and scans the input
@@ -181,16 +184,38 @@ func skipSpace(data []byte, i int) int {
 }
 
 // skipString returns the index just past the string starting at data[i].
+// It jumps from quote to quote with bytes.IndexByte (most of a snapshot is
+// the text of strings); a quote after an odd run of backslashes is escaped.
 func skipString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		// Most strings are short: look at a few bytes before paying for
+		// IndexByte's call.
+		k := -1
+		for m := j; m < len(data) && m < j+24; m++ {
+			if data[m] == '"' {
+				k = m - j
+				break
+			}
+		}
+		if k < 0 && j+24 < len(data) {
+			if k = bytes.IndexByte(data[j+24:], '"'); k >= 0 {
+				k += 24
+			}
+		}
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		n := 0
+		for b := j - 1; b > i && data[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1, true
 		}
+		j++
 	}
-	return 0, false
 }
 
 // skipValue returns the index just past the value starting at data[i]. It
@@ -205,6 +230,12 @@ func skipValue(data []byte, i int) (int, bool) {
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(data); j++ {
+			for j < len(data) && !structural[data[j]] {
+				j++ // text between tokens: spaces, numbers, literals, commas
+			}
+			if j == len(data) {
+				break
+			}
 			switch data[j] {
 			case '"':
 				end, ok := skipString(data, j)
@@ -233,3 +264,6 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 	return j, j > i
 }
+
+// structural marks the bytes a container's end is found by.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
