@@ -18,22 +18,25 @@ import (
 // decodeSplit decodes one page object, its list elements in parallel.
 func decodeSplit(data []byte) (page, bool) {
 	var p page
-	fields, ok := objectFields(data)
+	// One pass over the page finds the four lists' elements (the last list
+	// when a key repeats, as encoding/json keeps); other keys are skipped,
+	// as encoding/json ignores unknown keys.
+	lists := map[string][][]byte{}
+	ok := scanFields(data, func(key string, start int) (int, bool) {
+		switch key {
+		case "UserDetailList", "GroupDetailList", "RoleDetailList", "Policies":
+			elems, end, ok := arrayElementsAt(data, start)
+			lists[key] = elems
+			return end, ok
+		}
+		return skipValue(data, start)
+	})
 	if !ok {
 		return p, false
 	}
 	var jobs []func(i int) error
 	var counts []int
-	for key, raw := range fields {
-		switch key {
-		case "UserDetailList", "GroupDetailList", "RoleDetailList", "Policies":
-		default:
-			continue // ignored, as encoding/json ignores unknown keys
-		}
-		elems, ok := arrayElements(raw)
-		if !ok {
-			return p, false
-		}
+	for key, elems := range lists {
 		var job func(i int) error
 		switch key {
 		case "UserDetailList":
@@ -87,18 +90,22 @@ func decodeList[T any](elems [][]byte, decode func([]byte) (T, bool)) (*[]T, fun
 	}
 }
 
-// objectFields returns the raw value of each top-level key of a JSON object
-// (the last one when a key repeats, as encoding/json keeps). Keys with
-// escapes are decoded. ok is false unless data is exactly one object.
-func objectFields(data []byte) (map[string][]byte, bool) {
-	fields := map[string][]byte{}
-	ok := eachField(data, func(key string, raw []byte) { fields[key] = raw })
-	return fields, ok
-}
-
 // eachField calls fn with each key of a JSON object and its raw value, in
 // order, without a map; ok is false unless data is exactly one object.
 func eachField(data []byte, fn func(key string, raw []byte)) bool {
+	return scanFields(data, func(key string, start int) (int, bool) {
+		end, ok := skipValue(data, start)
+		if ok {
+			fn(key, data[start:end])
+		}
+		return end, ok
+	})
+}
+
+// scanFields walks a JSON object, calling value with each key and the
+// index of its value, which value reads and returns the end of; ok is
+// false unless data is exactly one object.
+func scanFields(data []byte, value func(key string, start int) (end int, ok bool)) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -123,12 +130,10 @@ func eachField(data []byte, fn func(key string, raw []byte)) bool {
 		if i >= len(data) || data[i] != ':' {
 			return false
 		}
-		start := skipSpace(data, i+1)
-		end, ok = skipValue(data, start)
+		end, ok = value(key, skipSpace(data, i+1))
 		if !ok {
 			return false
 		}
-		fn(key, data[start:end])
 		i = skipSpace(data, end)
 		if i >= len(data) {
 			return false
@@ -147,31 +152,38 @@ func eachField(data []byte, fn func(key string, raw []byte)) bool {
 // arrayElements returns the raw elements of a JSON array; ok is false for
 // anything else (null included: the slow path says what it is).
 func arrayElements(data []byte) ([][]byte, bool) {
-	if len(data) == 0 || data[0] != '[' {
-		return nil, false
+	elems, end, ok := arrayElementsAt(data, 0)
+	return elems, ok && end == len(data)
+}
+
+// arrayElementsAt reads the array starting at data[i]: its elements and
+// the index just past it.
+func arrayElementsAt(data []byte, i int) ([][]byte, int, bool) {
+	if i >= len(data) || data[i] != '[' {
+		return nil, 0, false
 	}
 	var elems [][]byte
-	i := skipSpace(data, 1)
+	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
-		return elems, i+1 == len(data)
+		return elems, i + 1, true
 	}
 	for {
 		end, ok := skipValue(data, i)
 		if !ok {
-			return nil, false
+			return nil, 0, false
 		}
 		elems = append(elems, data[i:end])
 		i = skipSpace(data, end)
 		if i >= len(data) {
-			return nil, false
+			return nil, 0, false
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case ']':
-			return elems, i+1 == len(data)
+			return elems, i + 1, true
 		default:
-			return nil, false
+			return nil, 0, false
 		}
 	}
 }

@@ -222,11 +222,18 @@ func (g *generator) groupCount() int {
 	return []int{0, 1, 1, 1, 2, 2, 3}[g.r.IntN(7)]
 }
 
+// maxGroups bounds the groups of an account.
+const maxGroups = 500
+
 func (g *generator) groups(nUsers int, policies []managed, boundaries []int) []group {
 	if nUsers == 0 {
 		return nil
 	}
-	out := make([]group, max(1, nUsers/8))
+	// One group for eight users, up to maxGroups: IAM's quota on groups per
+	// account is a few hundred
+	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html),
+	// whatever the users.
+	out := make([]group, min(maxGroups, max(1, nUsers/8)))
 	for i := range out {
 		name := fmt.Sprintf("group-%04d", i)
 		out[i] = group{name: name, id: g.id("AGPA"), created: g.date(), inline: g.inlines(name), attached: g.attachments(policies, boundaries)}
