@@ -29,12 +29,12 @@ var anyPermission = &policy.Document{Version: policy.Version2012, Statements: []
 // adminAllowed reports whether a principal of the account with every
 // permission would be allowed: the Admin node reaches the answer unless the
 // organization's policies or the resource's own policy refuse.
-func (a *asker) adminAllowed() bool {
+func (a *asker) adminAllowed(account string) bool {
 	c, err := policy.CompileOne(policy.Named{Name: "any permission", Document: anyPermission}, policy.Identity)
 	if err != nil {
 		return false
 	}
-	admin := &Principal{ARN: "arn:" + a.m.partition + ":iam::" + a.m.Account + ":user/" + SessionName, Kind: KindUser, identity: []*policy.Compiled{c}}
+	admin := &Principal{ARN: "arn:" + a.m.partition + ":iam::" + account + ":user/" + SessionName, Kind: KindUser, identity: []*policy.Compiled{c}}
 	admin.Caller = admin.ARN
 	return a.decide(admin) == policy.Allowed
 }
@@ -50,13 +50,14 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	}
 	ans := &Answer{Action: q.Action, Resource: a.resource}
 	n := len(m.Principals)
+	ad := g.adminNodes() // one Admin node per account (orgadmin.go)
 	// decision is each node's (Admin's is not asked): a member node that is
 	// allowed is a target, though never a row of its own.
 	decision := make([]policy.Decision, g.nodes())
 	// next is the edge toward the target (from<<32 | index in Out[from]),
 	// -1 at a target, and -2-q at Admin acting as principal q.
-	next := make([]int, g.nodes())
-	reached := make([]bool, g.nodes())
+	next := make([]int, g.nodes()+ad.extra())
+	reached := make([]bool, g.nodes()+ad.extra())
 	// Of paths of one length, the one to a target that holds no more than
 	// it needs explains best: "joins readers" rather than "joins admins".
 	// The search takes targets without an edge to Admin first.
@@ -77,9 +78,11 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		}
 	}
 	queue = append(queue, withAdmin...)
-	if a.adminAllowed() {
-		reached[n], next[n] = true, -1
-		queue = append(queue, g.Admin)
+	for _, node := range ad.nodes() {
+		if a.adminAllowed(ad.account(node)) {
+			reached[node], next[node] = true, -1
+			queue = append(queue, int32(node))
+		}
 	}
 	for len(queue) > 0 {
 		to := queue[0]
@@ -87,11 +90,13 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 		// Any permission includes acting as any principal (a new access
 		// key, a rewritten trust policy): Admin reaches the first principal
 		// found, when the answer itself does not allow Admin.
-		if int(to) < n && !reached[n] {
-			reached[n], next[n] = true, -2-int(to)
-			queue = append(queue, g.Admin)
+		if int(to) < n {
+			if admin := ad.of(m.Principals[to]); !reached[admin] {
+				reached[admin], next[admin] = true, -2-int(to)
+				queue = append(queue, int32(admin))
+			}
 		}
-		for _, code := range g.in[to] {
+		for _, code := range ad.inEdges(int(to)) {
 			from := code >> 32
 			if !reached[from] {
 				reached[from], next[from] = true, code
@@ -128,9 +133,9 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				}
 				e := g.Out[next[at]>>32][next[at]&(1<<32-1)]
 				r.Path = append(r.Path, describe(next[at]))
-				at = int(e.To)
+				at = ad.to(e)
 			}
-			if int32(at) != g.Admin {
+			if !ad.isAdmin(at) {
 				st, ok := targets[at]
 				if !ok {
 					st = a.row(g.principal(int32(at)), policy.Allowed).Statements

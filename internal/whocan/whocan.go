@@ -114,6 +114,7 @@ func (m *Model) request(p *Principal, action, resource string, ctx map[string][]
 		}
 	}
 	r.Context.AddPrincipalKeys(p.Caller)
+	m.addOrgKeys(&r.Context, p.Caller)
 	return r
 }
 
