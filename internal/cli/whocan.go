@@ -23,6 +23,7 @@ var errNobody = errors.New("no principal can")
 
 type whoCanOptions struct {
 	accountFile       string
+	orgDir            string
 	scp, rcp, context []string
 	resourcePolicy    string
 	escalation, all   bool
@@ -68,6 +69,16 @@ with a permissions boundary, only if it may also lift the boundary), or
 writing the policies of a principal it can act as. A step's service actions
 count only when allowed on any resource of their type.
 
+--org DIR asks every account of an organization at once: DIR holds the
+outputs of the AWS Organizations CLI (the tree, the SCPs and RCPs attached
+to the root, each OU and each account, their documents) and one snapshot per
+account (docs/who-can.md shows the commands that write it). Each principal
+is asked under its own account's SCPs, root first, and the RCPs of the
+resource's account; neither applies to the management account. Requests
+carry aws:PrincipalOrgID and aws:PrincipalOrgPaths, and paths cross
+accounts where trust policies let them: any permission gained in one
+account acts only as that account's principals.
+
 --all lists the denied principals too, with their decision.
 
 Output: text, one principal a line (ARN, kind, and the deciding statements
@@ -89,6 +100,10 @@ Exit status: 0 when at least one principal can (directly or, with
 			"# Who can assume the deploy role, under the organization's SCPs",
 			"leash who-can sts:AssumeRole arn:aws:iam::111122223333:role/deploy --account account.json \\",
 			"  --scp root.json --scp ou.json",
+			"",
+			"# Every account of an organization (docs/who-can.md writes the folder)",
+			"leash who-can secretsmanager:GetSecretValue \\",
+			"  arn:aws:secretsmanager:us-east-1:333333333333:secret:db-password-AbCdEf --org org --escalation",
 			"",
 			"# The live account of leash local",
 			"leash who-can iam:CreateUser --endpoint http://127.0.0.1:4566 \\",
@@ -116,6 +131,8 @@ Exit status: 0 when at least one principal can (directly or, with
 	f.SortFlags = false
 	f.StringVar(&o.accountFile, "account", "",
 		"account snapshot `FILE` written by aws iam get-account-authorization-details (- for stdin); without it the live account is read (e.g. --account account.json)")
+	f.StringVar(&o.orgDir, "org", "",
+		"organization `DIR`: the AWS Organizations outputs and a snapshot per account, in place of --account, --scp and --rcp (e.g. --org org)")
 	f.StringArrayVar(&o.scp, "scp", nil,
 		"service control policy `FILE[,FILE...]`, one organization level per --scp, root first, as leash simulate takes them (e.g. --scp root.json --scp ou.json)")
 	f.StringArrayVar(&o.rcp, "rcp", nil,
@@ -148,6 +165,9 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if q.Context, err = simulate.ContextValues(o.context); err != nil {
 		return err
 	}
+	if err := checkOrgFlags(o); err != nil {
+		return err
+	}
 	var org whocan.Org
 	if org.SCPs, err = simulate.ReadLevels("--scp", o.scp, policy.SCP); err != nil {
 		return err
@@ -161,6 +181,9 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 			return err
 		}
 	}
+	if o.orgDir != "" {
+		return runWhoCanOrg(o, q)
+	}
 	snap, err := readSnapshot(ctx, o)
 	if err != nil {
 		return err
@@ -169,6 +192,12 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
+	return answerWhoCan(o, m, q, nil)
+}
+
+// answerWhoCan answers the question of the model and prints it, with the
+// warnings about the input first.
+func answerWhoCan(o whoCanOptions, m *whocan.Model, q whocan.Question, warnings []string) error {
 	if o.graphOnly {
 		start := time.Now()
 		g := m.Graph()
@@ -176,6 +205,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 		return err
 	}
 	var ans *whocan.Answer
+	var err error
 	if o.escalation {
 		ans, err = m.WhoCanReach(q, m.Graph())
 	} else {
@@ -184,6 +214,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Source: "--resource-policy", Msg: err.Error()}
 	}
+	ans.Warnings = append(warnings, ans.Warnings...)
 	switch o.output {
 	case "json":
 		err = whocan.WriteJSON(o.stdout, ans)
