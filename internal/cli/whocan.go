@@ -26,6 +26,7 @@ type whoCanOptions struct {
 	orgDir            string
 	scp, rcp, context []string
 	resourcePolicy    string
+	resourceAccount   string
 	escalation, all   bool
 	graphOnly         bool
 	output            string
@@ -139,6 +140,8 @@ Exit status: 0 when at least one principal can (directly or, with
 		"resource control policy `FILE[,FILE...]`, one level per --rcp (e.g. --rcp org-rcp.json)")
 	f.StringVar(&o.resourcePolicy, "resource-policy", "",
 		"the resource's policy `FILE` (bucket, key, queue policy); role sessions it names are asked too (e.g. --resource-policy bucket-policy.json)")
+	f.StringVar(&o.resourceAccount, "resource-account", "",
+		"`ID` of the account owning the resource, for an ARN that names none such as an S3 bucket's; without it the caller's own (e.g. --resource-account 333333333333)")
 	f.StringArrayVar(&o.context, "context", nil,
 		"condition key `key=value` of every request; repeat a key to make it multivalued (e.g. --context aws:RequestedRegion=eu-north-1)")
 	f.BoolVar(&o.escalation, "escalation", false,
@@ -160,7 +163,10 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err := checkQuestion(catalog.Default(), action, resource); err != nil {
 		return err
 	}
-	q := whocan.Question{Action: action, Resource: resource, All: o.all}
+	q := whocan.Question{Action: action, Resource: resource, All: o.all, ResourceAccount: o.resourceAccount}
+	if o.resourceAccount != "" && !policy.IsAccountID(o.resourceAccount) {
+		return &inputerr.Error{Source: "--resource-account", Msg: fmt.Sprintf("%q: give the 12-digit ID of the account owning the resource", o.resourceAccount)}
+	}
 	var err error
 	if q.Context, err = simulate.ContextValues(o.context); err != nil {
 		return err

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"fmt"
+
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/whocan"
+	"leash.dev/leash/policy"
 )
 
 // checkOrgFlags refuses beside --org what it replaces: an organization
@@ -32,5 +35,9 @@ func runWhoCanOrg(o whoCanOptions, q whocan.Question) error {
 	if err != nil {
 		return &inputerr.Error{Source: o.orgDir, Msg: err.Error()}
 	}
-	return answerWhoCan(o, m, q, org.Warnings)
+	warnings := org.Warnings
+	if a, ok := policy.ParseARN(q.Resource); ok && a.Account == "" && q.ResourceAccount == "" {
+		warnings = append(warnings, fmt.Sprintf("%s names no account: each principal is asked as if the resource were in its own account; give --resource-account ID", q.Resource))
+	}
+	return answerWhoCan(o, m, q, warnings)
 }

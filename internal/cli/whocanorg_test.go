@@ -57,6 +57,12 @@ func TestWhoCanOrg(t *testing.T) {
 		{"no SCP applies to the management account",
 			[]string{"iam:CreateUser", "arn:aws:iam::111111111111:user/new", "--org", whoCanOrg}, ExitOK,
 			[]string{"arn:aws:iam::111111111111:user/ops\tuser\tAllowed by inline policy admin of user ops Statement[0] \"Everything\""}, nil},
+		{"an S3 ARN names no account: a warning asks for --resource-account",
+			[]string{"s3:GetObject", "arn:aws:s3:::data-of-b/report.csv", "--org", whoCanOrg}, ExitOK,
+			[]string{"arn:aws:s3:::data-of-b/report.csv names no account", "give --resource-account ID"}, nil},
+		{"with --resource-account, the bucket is B's, and A's admin is not B's",
+			[]string{"s3:GetObject", "arn:aws:s3:::data-of-b/report.csv", "--org", whoCanOrg, "--resource-account", "333333333333"}, ExitNo,
+			[]string{"no principal can s3:GetObject"}, []string{"user/dev-admin", "names no account"}},
 		{"a missing snapshot is a warning, and the others are asked",
 			[]string{"iam:DeleteRole", "arn:aws:iam::333333333333:role/reader", "--org", partial}, ExitNo,
 			[]string{"account 333333333333 (data) has no snapshot"}, nil},
@@ -90,6 +96,7 @@ func TestWhoCanOrgBadInput(t *testing.T) {
 		{"--org with --account", []string{"--org", whoCanOrg, "--account", whoCanSnapshot}, "--org: reads every account's snapshot from DIR/snapshots; --account reads one account: give one or the other"},
 		{"--org with --scp", []string{"--org", whoCanOrg, "--scp", "../whocan/testdata/scp-deny-s3.json"}, "--org: reads the SCPs and RCPs attached in the organization from DIR/scps and DIR/rcps; leave out --scp and --rcp"},
 		{"--org with --endpoint", []string{"--org", whoCanOrg, "--endpoint", "http://127.0.0.1:1"}, "--org: reads snapshots from DIR"},
+		{"--resource-account that is not an account ID", []string{"--org", whoCanOrg, "--resource-account", "3333"}, `--resource-account: "3333": give the 12-digit ID of the account owning the resource`},
 		{"--org of a folder that is not one", []string{"--org", t.TempDir()}, "organization.json: missing: write it with `aws organizations describe-organization > organization.json`"},
 	}
 	for _, c := range cases {

@@ -402,3 +402,31 @@ func TestOrgOfOneAccountAnswersAsTheAccount(t *testing.T) {
 		}
 	}
 }
+
+// An S3 ARN names no account: the question's ResourceAccount places the
+// bucket, and a caller of another account then needs the bucket's policy,
+// which this bucket does not have.
+func TestOrgResourceAccountOfAnARNWithout(t *testing.T) {
+	m := orgModel(t, nil)
+	cases := []struct {
+		name    string
+		account string
+		want    []string
+	}{
+		{"without it, each admin is asked as if the bucket were in its own account", "",
+			[]string{mgmtAcct + "user/ops Allowed", acctA + "user/dev-admin Allowed"}},
+		{"in B, no one: the admins are of other accounts, and B's principals have no S3 grant", accountBID, nil},
+		{"in A, A's admin only", accountAID, []string{acctA + "user/dev-admin Allowed"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, err := m.WhoCan(Question{Action: "s3:GetObject", Resource: "arn:aws:s3:::data-of-b/report.csv", ResourceAccount: tc.account})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pathRows(ans); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
