@@ -60,57 +60,45 @@ func orgPolicies() []orgPolicyDef {
 	}
 }
 
-// writeOrg writes an organization of cfg's accounts, each generated from
-// its own seed (cfg.Seed plus its index), to dir.
-func writeOrg(dir string, cfg config, accounts int) error {
-	mgmt := orgAccountID(genOrgMgmt)
-	w := func(name string, v any) error {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := writeJSON(f, v); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return f.Close()
-	}
-	orgARN := func(kind, id string) string {
-		return "arn:aws:organizations::" + mgmt + ":" + kind + "/" + genOrgID + "/" + id
-	}
-	type node struct {
-		ID   string `json:"Id"`
-		Arn  string `json:"Arn"`
-		Name string `json:"Name"`
-	}
-	type account struct {
-		ID              string `json:"Id"`
-		Arn             string `json:"Arn"`
-		Email           string `json:"Email"`
-		Name            string `json:"Name"`
-		Status          string `json:"Status"`
-		JoinedMethod    string `json:"JoinedMethod"`
-		JoinedTimestamp string `json:"JoinedTimestamp"`
-	}
-	files := map[string]any{
-		"organization.json": map[string]any{"Organization": map[string]any{
-			"Id": genOrgID, "Arn": "arn:aws:organizations::" + mgmt + ":organization/" + genOrgID, "FeatureSet": "ALL",
-			"MasterAccountArn": orgARN("account", mgmt), "MasterAccountId": mgmt, "MasterAccountEmail": "management@example.com"}},
-		"roots.json": map[string]any{"Roots": []any{map[string]any{"Id": genRoot, "Arn": "arn:aws:organizations::" + mgmt + ":root/" + genOrgID + "/" + genRoot, "Name": "Root",
-			"PolicyTypes": []any{map[string]string{"Type": "SERVICE_CONTROL_POLICY", "Status": "ENABLED"}, map[string]string{"Type": "RESOURCE_CONTROL_POLICY", "Status": "ENABLED"}}}}},
-		"ous/" + genRoot + ".json":   map[string]any{"OrganizationalUnits": []node{{genOUWork, orgARN("ou", genOUWork), "workloads"}}},
-		"ous/" + genOUWork + ".json": map[string]any{"OrganizationalUnits": []node{{genOUProd, orgARN("ou", genOUProd), "prod"}, {genOUDev, orgARN("ou", genOUDev), "dev"}}},
-		"ous/" + genOUProd + ".json": map[string]any{"OrganizationalUnits": []node{}},
-		"ous/" + genOUDev + ".json":  map[string]any{"OrganizationalUnits": []node{}},
-	}
-	children := map[string][]account{genRoot: nil, genOUWork: nil, genOUProd: nil, genOUDev: nil}
-	ids := make([]string, accounts)
-	for i := range ids {
-		ids[i] = orgAccountID(i)
+// orgFiles is the organization's files but the snapshots, by name.
+type orgFiles map[string]any
+
+// orgARN is an Organizations ARN of the generated organization.
+func orgARN(kind, id string) string {
+	return "arn:aws:organizations::" + orgAccountID(genOrgMgmt) + ":" + kind + "/" + genOrgID + "/" + id
+}
+
+type orgNode struct {
+	ID   string `json:"Id"`
+	Arn  string `json:"Arn"`
+	Name string `json:"Name"`
+}
+
+type orgAccount struct {
+	ID              string `json:"Id"`
+	Arn             string `json:"Arn"`
+	Email           string `json:"Email"`
+	Name            string `json:"Name"`
+	Status          string `json:"Status"`
+	JoinedMethod    string `json:"JoinedMethod"`
+	JoinedTimestamp string `json:"JoinedTimestamp"`
+}
+
+// tree adds describe-organization, list-roots and each parent's
+// list-organizational-units-for-parent and list-accounts-for-parent.
+func (f orgFiles) tree(ids []string) {
+	mgmt := ids[genOrgMgmt]
+	f["organization.json"] = map[string]any{"Organization": map[string]any{
+		"Id": genOrgID, "Arn": "arn:aws:organizations::" + mgmt + ":organization/" + genOrgID, "FeatureSet": "ALL",
+		"MasterAccountArn": orgARN("account", mgmt), "MasterAccountId": mgmt, "MasterAccountEmail": "management@example.com"}}
+	f["roots.json"] = map[string]any{"Roots": []any{map[string]any{"Id": genRoot, "Arn": "arn:aws:organizations::" + mgmt + ":root/" + genOrgID + "/" + genRoot, "Name": "Root",
+		"PolicyTypes": []any{map[string]string{"Type": "SERVICE_CONTROL_POLICY", "Status": "ENABLED"}, map[string]string{"Type": "RESOURCE_CONTROL_POLICY", "Status": "ENABLED"}}}}}
+	f["ous/"+genRoot+".json"] = map[string]any{"OrganizationalUnits": []orgNode{{genOUWork, orgARN("ou", genOUWork), "workloads"}}}
+	f["ous/"+genOUWork+".json"] = map[string]any{"OrganizationalUnits": []orgNode{{genOUProd, orgARN("ou", genOUProd), "prod"}, {genOUDev, orgARN("ou", genOUDev), "dev"}}}
+	f["ous/"+genOUProd+".json"] = map[string]any{"OrganizationalUnits": []orgNode{}}
+	f["ous/"+genOUDev+".json"] = map[string]any{"OrganizationalUnits": []orgNode{}}
+	children := map[string][]orgAccount{genRoot: {}, genOUWork: {}, genOUProd: {}, genOUDev: {}}
+	for i, id := range ids {
 		parent := genRoot
 		switch {
 		case i == genOrgMgmt:
@@ -120,20 +108,24 @@ func writeOrg(dir string, cfg config, accounts int) error {
 			parent = genOUDev
 		}
 		name := fmt.Sprintf("account-%03d", i)
-		children[parent] = append(children[parent], account{ids[i], orgARN("account", ids[i]), name + "@example.com", name, "ACTIVE", "CREATED", "2024-01-02T03:04:05.000000+00:00"})
+		children[parent] = append(children[parent], orgAccount{id, orgARN("account", id), name + "@example.com", name, "ACTIVE", "CREATED", "2024-01-02T03:04:05.000000+00:00"})
 	}
 	for parent, list := range children {
-		files["accounts/"+parent+".json"] = map[string]any{"Accounts": append([]account{}, list...)}
+		f["accounts/"+parent+".json"] = map[string]any{"Accounts": list}
 	}
-	defs := orgPolicies()
+}
+
+// policies adds each policy's describe-policy and each node's
+// list-policies-for-target, for SCPs and RCPs.
+func (f orgFiles) policies(ids []string) {
 	byID := map[string]orgPolicyDef{}
-	for _, d := range defs {
+	for _, d := range orgPolicies() {
 		byID[d.id] = d
-		arn := "arn:aws:organizations::" + mgmt + ":policy/" + genOrgID + "/" + strings.ToLower(d.typ) + "/" + d.id
+		arn := orgARN("policy", strings.ToLower(d.typ)+"/"+d.id)
 		if d.awsManaged {
 			arn = "arn:aws:organizations::aws:policy/" + strings.ToLower(d.typ) + "/" + d.id
 		}
-		files["policies/"+d.id+".json"] = map[string]any{"Policy": map[string]any{
+		f["policies/"+d.id+".json"] = map[string]any{"Policy": map[string]any{
 			"PolicySummary": map[string]any{"Id": d.id, "Arn": arn, "Name": d.name, "Description": d.name, "Type": d.typ, "AwsManaged": d.awsManaged},
 			"Content":       d.doc.text()}}
 	}
@@ -143,7 +135,7 @@ func writeOrg(dir string, cfg config, accounts int) error {
 			d := byID[id]
 			list = append(list, map[string]any{"Id": d.id, "Name": d.name, "Type": d.typ, "AwsManaged": d.awsManaged})
 		}
-		files[folder+"/"+target+".json"] = map[string]any{"Policies": list}
+		f[folder+"/"+target+".json"] = map[string]any{"Policies": list}
 	}
 	attach("scps", genRoot, "p-FullAWSAccess", "p-genregion01")
 	attach("scps", genOUWork, "p-FullAWSAccess", "p-genservice1")
@@ -157,11 +149,18 @@ func writeOrg(dir string, cfg config, accounts int) error {
 		attach("scps", id, "p-FullAWSAccess")
 		attach("rcps", id, "p-RCPFullAWSAccess")
 	}
-	for name, v := range files {
-		if err := w(name, v); err != nil {
-			return err
-		}
+}
+
+// writeOrg writes an organization of cfg's accounts, each generated from
+// its own seed (cfg.Seed plus its index), to dir.
+func writeOrg(dir string, cfg config, accounts int) error {
+	ids := make([]string, accounts)
+	for i := range ids {
+		ids[i] = orgAccountID(i)
 	}
+	files := orgFiles{}
+	files.tree(ids)
+	files.policies(ids)
 	for i, id := range ids {
 		c := cfg
 		c.Seed, c.Account = cfg.Seed+uint64(i), id
@@ -171,11 +170,32 @@ func writeOrg(dir string, cfg config, accounts int) error {
 				c.Org.Others = append(c.Org.Others, other)
 			}
 		}
-		if err := w("snapshots/"+id+".json", generate(c)); err != nil {
+		files["snapshots/"+id+".json"] = c
+	}
+	for name, v := range files {
+		if c, ok := v.(config); ok {
+			v = generate(c) // one account in memory at a time
+		}
+		if err := writeFile(filepath.Join(dir, name), v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func writeFile(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, v); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // writeJSON prints v as the AWS CLI does: four-space indents, no HTML
