@@ -46,11 +46,24 @@ func (o *orgPolicies) base(caller, resource string) *policy.Policies {
 
 // decider is a principal's documents with the organization policies of
 // each request: in one account a compiled set, in an organization the
-// documents, placed under the levels of the request's two accounts.
+// documents, placed under the levels of the request's two accounts. In an
+// organization it keeps the sets of its caller's requests by resource
+// account, which its next requests (most often of the same caller) reuse:
+// it is not for concurrent use.
 type decider struct {
 	ps    *policy.Policies
 	org   *orgPolicies
 	parts policy.Parts
+	sets  *callerSets
+}
+
+// callerSets are a decider's sets for one caller, by resource account:
+// the first in place, any other in a map made when needed (most deciders
+// answer one request).
+type callerSets struct {
+	principal, resource string
+	ps                  *policy.Policies
+	others              map[string]*policy.Policies
 }
 
 // with is the documents under the organization's policies.
@@ -58,22 +71,41 @@ func (m *Model) with(parts policy.Parts) decider {
 	if m.org == nil {
 		return decider{ps: m.base.With(parts)}
 	}
-	return decider{org: m.org, parts: parts}
+	return decider{org: m.org, parts: parts, sets: &callerSets{}}
 }
 
 func (d decider) set(r *policy.Request) *policy.Policies {
 	if d.org == nil {
 		return d.ps
 	}
-	caller := accountOf(r.Principal)
 	resource := r.ResourceAccount
 	if resource == "" {
 		resource = accountOf(r.Resource)
 	}
-	if resource == "" || resource == "aws" {
-		resource = caller // as the engine takes it
+	s := d.sets
+	if s.ps != nil && s.principal == r.Principal {
+		if s.resource == resource {
+			return s.ps
+		}
+		if ps, ok := s.others[resource]; ok {
+			return ps
+		}
 	}
-	return d.org.base(caller, resource).With(d.parts)
+	caller := accountOf(r.Principal)
+	key := resource
+	if key == "" || key == "aws" {
+		key = caller // as the engine takes it
+	}
+	ps := d.org.base(caller, key).With(d.parts)
+	switch {
+	case s.ps == nil || s.principal != r.Principal:
+		*s = callerSets{principal: r.Principal, resource: resource, ps: ps}
+	case s.others == nil:
+		s.others = map[string]*policy.Policies{resource: ps}
+	default:
+		s.others[resource] = ps
+	}
+	return ps
 }
 
 // Decide is policy.Policies.Decide with the request's organization

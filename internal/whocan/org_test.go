@@ -430,3 +430,22 @@ func TestOrgResourceAccountOfAnARNWithout(t *testing.T) {
 		})
 	}
 }
+
+func TestAccountOf(t *testing.T) {
+	cases := map[string]string{
+		"arn:aws:iam::111122223333:role/a":                        "111122223333",
+		"arn:aws:sts::111122223333:assumed-role/a/s":              "111122223333",
+		"arn:aws:sqs:us-east-1:111122223333:q":                    "111122223333",
+		"arn:aws:s3:::bucket/key":                                 "",
+		"arn:aws:iam::aws:policy/ReadOnlyAccess":                  "aws",
+		"arn:aws:iam::111122223333":                               "",
+		"ec2.amazonaws.com":                                       "",
+		"*":                                                       "",
+		"arn:aws-cn:secretsmanager:cn-north-1:111122223333:x:y:z": "111122223333",
+	}
+	for arn, want := range cases {
+		if got := accountOf(arn); got != want {
+			t.Errorf("accountOf(%q) = %q, want %q", arn, got, want)
+		}
+	}
+}

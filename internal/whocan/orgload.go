@@ -420,17 +420,19 @@ func accountOf(arn string) string {
 	if !strings.HasPrefix(arn, "arn:") {
 		return ""
 	}
-	rest := arn
-	for range 4 {
-		i := strings.IndexByte(rest, ':')
-		if i < 0 {
-			return ""
+	// arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE
+	colons, start := 1, 0
+	for i := 4; i < len(arn); i++ {
+		if arn[i] != ':' {
+			continue
 		}
-		rest = rest[i+1:]
+		colons++
+		switch colons {
+		case 4:
+			start = i + 1
+		case 5:
+			return arn[start:i]
+		}
 	}
-	i := strings.IndexByte(rest, ':')
-	if i < 0 {
-		return ""
-	}
-	return rest[:i]
+	return ""
 }
