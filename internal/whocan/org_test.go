@@ -449,3 +449,36 @@ func TestAccountOf(t *testing.T) {
 		}
 	}
 }
+
+// RCPs do not apply to the management account's resources: "RCPs don't
+// affect resources in the management account"
+// (https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_rcps.html).
+// The same RCP at the root refuses a caller outside the organization on
+// A's queue, not on the management account's.
+func TestOrgManagementAccountExemptFromRCPs(t *testing.T) {
+	orgOnly, attach := orgPolicy("p-orgonly001", "RESOURCE_CONTROL_POLICY",
+		`{"Version":"2012-10-17","Statement":[{"Sid":"OnlyTheOrg","Effect":"Deny","Principal":"*","Action":"sqs:*","Resource":"*",`+
+			`"Condition":{"StringNotEqualsIfExists":{"aws:PrincipalOrgID":"o-exampleorg1"}}}]}`)
+	m := orgModel(t, map[string]any{"policies/p-orgonly001.json": orgOnly, "rcps/r-ex12.json": attach})
+	anyPermission, err := policy.CompileOne(policy.Named{Name: "admin", Document: anyPermission}, policy.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outsider := &Principal{ARN: "arn:aws:iam::444455556666:user/mallory", Kind: KindUser, Caller: "arn:aws:iam::444455556666:user/mallory", identity: []*policy.Compiled{anyPermission}}
+	for queue, want := range map[string]policy.Decision{
+		"arn:aws:sqs:us-east-1:111111111111:orders": policy.Allowed,
+		"arn:aws:sqs:us-east-1:222222222222:orders": policy.ExplicitDeny,
+	} {
+		doc, err := policy.Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"444455556666"},"Action":"sqs:SendMessage","Resource":"`+queue+`"}]}`), policy.Resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := m.asker(Question{Action: "sqs:SendMessage", Resource: queue, ResourcePolicy: &policy.Named{Name: "queue policy", Document: doc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.decide(outsider); got != want {
+			t.Errorf("%s: %s, want %s", queue, got, want)
+		}
+	}
+}
