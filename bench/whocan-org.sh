@@ -43,8 +43,10 @@ limit="${TIMEOUT:-300}"
 measure() { # label, then the command
 	local label="$1"; shift
 	local rc=0
-	/usr/bin/time -f '%e %U %S %M' -o "$out/time" timeout "$limit" "$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
-	if [ "$rc" -eq 124 ]; then
+	/usr/bin/time -f '%e %U %S %M' -o "$out/time" timeout -k 5 "$limit" "$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
+	# leash stops on SIGTERM only between steps: timeout kills it 5 s
+	# later (137).
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		printf '%-38s stopped after %s s (TIMEOUT)\n' "$label" "$limit"
 		return
 	fi
