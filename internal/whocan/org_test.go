@@ -319,6 +319,13 @@ func TestLoadOrganizationRefuses(t *testing.T) {
 		{"an OU listed under two parents (a cycle)",
 			map[string]any{"ous/" + devOU + ".json": `{"OrganizationalUnits": [{"Id": "ou-ex12-apps0001", "Name": "apps"}]}`},
 			"ous/ou-ex12-dev00001.json: OU ou-ex12-apps0001 is listed under ou-ex12-dev00001 and already under r-ex12: the tree has a cycle or a duplicate"},
+		{"two OUs that are each other's parent, out of the root's reach",
+			map[string]any{
+				"ous/ou-ex12-loopa001.json":      `{"OrganizationalUnits": [{"Id": "ou-ex12-loopb001", "Name": "b"}]}`,
+				"ous/ou-ex12-loopb001.json":      `{"OrganizationalUnits": [{"Id": "ou-ex12-loopa001", "Name": "a"}]}`,
+				"accounts/ou-ex12-loopa001.json": `{"Accounts": []}`,
+			},
+			"ou-ex12-loopa001 is not an OU reached from the root r-ex12: its OUs are in a cycle"},
 		{"a parent's OU list missing, with the command that writes it",
 			map[string]any{"ous/" + devOU + ".json": nil},
 			"ous/ou-ex12-dev00001.json: missing: write it with `aws organizations list-organizational-units-for-parent --parent-id ou-ex12-dev00001 > ous/ou-ex12-dev00001.json`"},

@@ -251,6 +251,25 @@ func (r *orgReader) readTree() error {
 			parent.Children = append(parent.Children, n)
 		}
 	}
+	return r.unreached()
+}
+
+// unreached refuses a parent's file for a parent the walk from the root
+// did not reach: OUs that are each other's parents (a cycle), or a file
+// left from another tree.
+func (r *orgReader) unreached() error {
+	for _, dir := range []string{ousDir, accountsDir} {
+		entries, err := os.ReadDir(filepath.Join(r.dir, dir))
+		if err != nil {
+			continue // the walk read every file it needs
+		}
+		for _, e := range entries {
+			id := strings.TrimSuffix(e.Name(), ".json")
+			if n, ok := r.nodes[id]; !e.IsDir() && (!ok || n.Account) {
+				return r.errf(filepath.Join(dir, e.Name()), "%s is not an OU reached from the root %s: its OUs are in a cycle, or the file is left from another tree; write the tree's files again", id, r.org.Root.ID)
+			}
+		}
+	}
 	return nil
 }
 
