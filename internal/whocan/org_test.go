@@ -489,3 +489,54 @@ func TestOrgManagementAccountExemptFromRCPs(t *testing.T) {
 		}
 	}
 }
+
+// The requests of an organization's principal carry its ID and the path
+// of the account's OU, as AWS sets aws:PrincipalOrgPaths
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalorgpaths);
+// a value the question gives stands.
+func TestOrgPrincipalKeys(t *testing.T) {
+	m := orgModel(t, nil)
+	alice, ok := m.Lookup(acctA + "user/alice")
+	if !ok {
+		t.Fatal("no alice")
+	}
+	r := m.request(alice, "s3:GetObject", "*", nil)
+	if v, _ := r.Context.Get("aws:PrincipalOrgID"); len(v) != 1 || v[0] != orgID {
+		t.Errorf("aws:PrincipalOrgID = %q, want %s", v, orgID)
+	}
+	if v, _ := r.Context.Get("aws:PrincipalOrgPaths"); len(v) != 1 || v[0] != "o-exampleorg1/r-ex12/ou-ex12-apps0001/ou-ex12-dev00001/" || !r.Context.IsMultivalued("aws:PrincipalOrgPaths") {
+		t.Errorf("aws:PrincipalOrgPaths = %q, want the one path o-exampleorg1/r-ex12/ou-ex12-apps0001/ou-ex12-dev00001/", v)
+	}
+	r = m.request(alice, "s3:GetObject", "*", map[string][]string{"aws:PrincipalOrgID": {"o-given00001"}})
+	if v, _ := r.Context.Get("aws:PrincipalOrgID"); len(v) != 1 || v[0] != "o-given00001" {
+		t.Errorf("aws:PrincipalOrgID = %q, want the question's o-given00001", v)
+	}
+	single := testModel(t, Org{})
+	p, _ := single.Lookup(acct + "user/alice")
+	if _, ok := single.request(p, "s3:GetObject", "*", nil).Context.Get("aws:PrincipalOrgID"); ok {
+		t.Error("one account's requests carry aws:PrincipalOrgID, which no input gives")
+	}
+}
+
+// FuzzLoadOrganization writes arbitrary bytes as one file of the folder:
+// the reader refuses or reads, and never panics.
+func FuzzLoadOrganization(f *testing.F) {
+	names := []string{"organization.json", "roots.json", "ous/r-ex12.json", "accounts/ou-ex12-dev00001.json", "scps/222222222222.json", "policies/p-rootguard1.json", "snapshots/222222222222.json"}
+	for i, name := range names {
+		data, err := os.ReadFile(filepath.Join("testdata", "org-cross", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), data)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		dir := orgFolder(t, map[string]any{names[int(which)%len(names)]: string(data)})
+		org, err := LoadOrganization(dir)
+		if err != nil {
+			return
+		}
+		if _, err := NewOrgModel(org); err != nil && !strings.Contains(err.Error(), dir) {
+			t.Errorf("model error %q does not name the folder", err)
+		}
+	})
+}
