@@ -5,7 +5,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build release image demo pictures test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-admission bench-broker
+.PHONY: build release image demo pictures test unit vet lint bench bench-batch bench-local bench-operator bench-managed bench-whocan bench-whocan-org bench-admission bench-broker
 
 # -buildvcs=auto records the commit (leash version prints it) even where
 # GOFLAGS turns it off.
@@ -157,3 +157,8 @@ bench-managed:
 # wall time, CPU time and peak RSS (bench/README.md).
 bench-whocan:
 	GO='$(GO)' bench/whocan.sh
+
+# leash who-can --org on generated organizations of 5 and 20 accounts of
+# 5,000 principals each: one question and one --escalation question.
+bench-whocan-org:
+	GO='$(GO)' bench/whocan-org.sh

@@ -27,8 +27,10 @@ var errInterrupted = errors.New("interrupted")
 
 type whoCanOptions struct {
 	accountFile       string
+	orgDir            string
 	scp, rcp, context []string
 	resourcePolicy    string
+	resourceAccount   string
 	escalation, all   bool
 	graphOnly         bool
 	maxSteps          int
@@ -74,6 +76,16 @@ with a permissions boundary, only if it may also lift the boundary), or
 writing the policies of a principal it can act as. A step's service actions
 count only when allowed on any resource of their type.
 
+--org DIR asks every account of an organization at once: DIR holds the
+outputs of the AWS Organizations CLI (the tree, the SCPs and RCPs attached
+to the root, each OU and each account, their documents) and one snapshot per
+account (docs/who-can.md shows the commands that write it). Each principal
+is asked under its own account's SCPs, root first, and the RCPs of the
+resource's account; neither applies to the management account. Requests
+carry aws:PrincipalOrgID and aws:PrincipalOrgPaths, and paths cross
+accounts where trust policies let them: any permission gained in one
+account acts only as that account's principals.
+
 --all lists the denied principals too, with their decision.
 
 Building the escalation graph of a large account or organization takes
@@ -110,6 +122,10 @@ Exit status: 0 when at least one principal can (directly or, with
 			"leash who-can sts:AssumeRole arn:aws:iam::111122223333:role/deploy --account account.json \\",
 			"  --scp root.json --scp ou.json",
 			"",
+			"# Every account of an organization (docs/who-can.md writes the folder)",
+			"leash who-can secretsmanager:GetSecretValue \\",
+			"  arn:aws:secretsmanager:us-east-1:333333333333:secret:db-password-AbCdEf --org org --escalation",
+			"",
 			"# The live account of leash local",
 			"leash who-can iam:CreateUser --endpoint http://127.0.0.1:4566 \\",
 			"  --credentials-file leash-data/admin-credentials",
@@ -137,12 +153,16 @@ Exit status: 0 when at least one principal can (directly or, with
 	f.SortFlags = false
 	f.StringVar(&o.accountFile, "account", "",
 		"account snapshot `FILE` written by aws iam get-account-authorization-details (- for stdin); without it the live account is read (e.g. --account account.json)")
+	f.StringVar(&o.orgDir, "org", "",
+		"organization `DIR`: the AWS Organizations outputs and a snapshot per account, in place of --account, --scp and --rcp (e.g. --org org)")
 	f.StringArrayVar(&o.scp, "scp", nil,
 		"service control policy `FILE[,FILE...]`, one organization level per --scp, root first, as leash simulate takes them (e.g. --scp root.json --scp ou.json)")
 	f.StringArrayVar(&o.rcp, "rcp", nil,
 		"resource control policy `FILE[,FILE...]`, one level per --rcp (e.g. --rcp org-rcp.json)")
 	f.StringVar(&o.resourcePolicy, "resource-policy", "",
 		"the resource's policy `FILE` (bucket, key, queue policy); role sessions it names are asked too (e.g. --resource-policy bucket-policy.json)")
+	f.StringVar(&o.resourceAccount, "resource-account", "",
+		"`ID` of the account owning the resource, for an ARN that names none such as an S3 bucket's; without it the caller's own (e.g. --resource-account 333333333333)")
 	f.StringArrayVar(&o.context, "context", nil,
 		"condition key `key=value` of every request; repeat a key to make it multivalued; aws:RequestedRegion is $AWS_REGION, $AWS_DEFAULT_REGION or us-east-1 unless given (e.g. --context aws:RequestedRegion=eu-north-1)")
 	f.BoolVar(&o.escalation, "escalation", false,
@@ -177,9 +197,15 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if (o.maxSteps > 0 || o.timeLimit > 0) && !o.escalation && !o.graphOnly {
 		return &inputerr.Error{Source: "--max-steps", Msg: "--max-steps and --time-limit bound the escalation search; add --escalation"}
 	}
-	q := whocan.Question{Action: action, Resource: resource, All: o.all, MaxSteps: o.maxSteps}
+	q := whocan.Question{Action: action, Resource: resource, All: o.all, MaxSteps: o.maxSteps, ResourceAccount: o.resourceAccount}
+	if o.resourceAccount != "" && !policy.IsAccountID(o.resourceAccount) {
+		return &inputerr.Error{Source: "--resource-account", Msg: fmt.Sprintf("%q: give the 12-digit ID of the account owning the resource", o.resourceAccount)}
+	}
 	var err error
 	if q.Context, err = simulate.ContextValues(o.context); err != nil {
+		return err
+	}
+	if err := checkOrgFlags(o); err != nil {
 		return err
 	}
 	var org whocan.Org
@@ -195,6 +221,9 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 			return err
 		}
 	}
+	if o.orgDir != "" {
+		return runWhoCanOrg(ctx, o, q)
+	}
 	snap, err := readSnapshot(ctx, o)
 	if err != nil {
 		return err
@@ -203,6 +232,12 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
+	return answerWhoCan(ctx, o, m, q, nil)
+}
+
+// answerWhoCan answers the question of the model and prints it, with the
+// warnings about the input first.
+func answerWhoCan(ctx context.Context, o whoCanOptions, m *whocan.Model, q whocan.Question, warnings []string) error {
 	if ctx.Err() != nil { // a signal while the snapshot was read
 		return fmt.Errorf("stopped after reading the account: %w", errInterrupted)
 	}
@@ -218,6 +253,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 		return err
 	}
 	var ans *whocan.Answer
+	var err error
 	if o.escalation {
 		g, err := buildGraph(ctx, m, o)
 		if err != nil {
@@ -234,6 +270,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 		return &inputerr.Error{Source: "--resource-policy", Msg: err.Error()}
 	}
 	ans.Region, ans.RegionAssumed = strings.Join(region, ","), assumed
+	ans.Warnings = append(warnings, ans.Warnings...)
 	switch o.output {
 	case "json":
 		err = whocan.WriteJSON(o.stdout, ans)

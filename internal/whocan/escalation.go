@@ -31,12 +31,12 @@ var anyPermission = &policy.Document{Version: policy.Version2012, Statements: []
 // adminAllowed reports whether a principal of the account with every
 // permission would be allowed: the Admin node reaches the answer unless the
 // organization's policies or the resource's own policy refuse.
-func (a *asker) adminAllowed() bool {
+func (a *asker) adminAllowed(account string) bool {
 	c, err := policy.CompileOne(policy.Named{Name: "any permission", Document: anyPermission}, policy.Identity)
 	if err != nil {
 		return false
 	}
-	admin := &Principal{ARN: "arn:" + a.m.partition + ":iam::" + a.m.Account + ":user/" + SessionName, Kind: KindUser, identity: []*policy.Compiled{c}}
+	admin := &Principal{ARN: "arn:" + a.m.partition + ":iam::" + account + ":user/" + SessionName, Kind: KindUser, identity: []*policy.Compiled{c}}
 	admin.Caller = admin.ARN
 	return a.decide(admin) == policy.Allowed
 }
@@ -63,6 +63,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	})
 	s := g.search()
 	s.maxSteps = int32(q.MaxSteps)
+	ad := s.ad
 	// Of paths of one length, the one to a target that holds no more than
 	// it needs explains best: "joins readers" rather than "joins admins".
 	// The search takes targets without an edge to Admin first.
@@ -80,8 +81,10 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 	for _, i := range withAdmin {
 		s.target(i)
 	}
-	if a.adminAllowed() {
-		s.target(g.Admin)
+	for _, node := range ad.nodes() {
+		if a.adminAllowed(ad.account(node)) {
+			s.target(int32(node))
+		}
 	}
 	g.joinTargets(a, s)
 	s.run()
@@ -114,7 +117,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 					continue
 				}
 				r.Path = append(r.Path, describe(v.edge))
-				at = v.edge.To
+				at = int32(ad.to(v.edge))
 			}
 			if v := s.via[at]; v.kind == viaJoin {
 				r.Path = append(r.Path, g.joinStep(at, v.group, Step{From: g.m.Principals[at].ARN}, func(action, resource string) []Statement {
@@ -122,7 +125,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 					return statements(u, m.policies(u, nil).Explain(m.request(u, action, resource, nil)).Statements)
 				}))
 				r.Statements = a.row(m.withGroup(g.m.Principals[at], v.group), policy.Allowed).Statements
-			} else if at != g.Admin {
+			} else if !ad.isAdmin(int(at)) {
 				st, ok := targets[at]
 				if !ok {
 					st = a.row(g.principal(at), policy.Allowed).Statements
@@ -131,7 +134,7 @@ func (m *Model) WhoCanReach(q Question, g *Graph) (*Answer, error) {
 				r.Statements = st
 			}
 			ans.Rows = append(ans.Rows, r)
-		case q.All || a.unknown(p, decision[i]) || s.reached[n] && unknownPath(p, decision[i]):
+		case q.All || a.unknown(p, decision[i]) || s.reached[ad.of(p)] && unknownPath(p, decision[i]):
 			ans.Rows = append(ans.Rows, a.row(p, decision[i]))
 		}
 	}

@@ -367,7 +367,7 @@ func (g *Graph) ask(p *Principal, action, resource string, res *policy.Compiled,
 // asking is one principal's requests while its edges are built: one
 // request and one compiled set, reused for every target.
 type asking struct {
-	own *policy.Policies // without a resource policy
+	own decider // without a resource policy
 	r   policy.Request
 	p   *Principal
 	m   *Model
@@ -501,7 +501,7 @@ func (g *Graph) stepsAllowed(p *Principal, sp analyze.ServicePath) bool {
 	for _, step := range sp.Steps {
 		ok := false
 		for _, action := range step {
-			if p.mayAllow(action) && g.ask(p, action, g.representative(action), nil, nil) {
+			if p.mayAllow(action) && g.ask(p, action, g.representative(action, accountOf(p.ARN)), nil, nil) {
 				ok = true
 				break
 			}
@@ -516,8 +516,8 @@ func (g *Graph) stepsAllowed(p *Principal, sp analyze.ServicePath) bool {
 // representative is an ARN of the action's first resource type with every
 // name placeholder filled in: a resource no policy names on its own, so
 // that only a grant on any resource of the type allows it. Actions without
-// resource types are asked on "*".
-func (g *Graph) representative(action string) string {
+// resource types are asked on "*". The account is the caller's own.
+func (g *Graph) representative(action, account string) string {
 	a, ok := g.cat.Action(action)
 	if !ok || len(a.Resources) == 0 {
 		return "*"
@@ -546,7 +546,7 @@ func (g *Graph) representative(action string) string {
 		case "Region":
 			b.WriteString("us-east-1")
 		case "Account":
-			b.WriteString(g.m.Account)
+			b.WriteString(account)
 		default:
 			b.WriteString(SessionName)
 		}
@@ -567,7 +567,7 @@ func (g *Graph) rolesTrusting(service string) []int32 {
 			continue
 		}
 		r := &policy.Request{Principal: service, Action: "sts:AssumeRole", Resource: q.ARN}
-		if g.m.base.With(policy.Parts{Resource: q.trust}).Decide(r) == policy.Allowed {
+		if g.m.with(policy.Parts{Resource: q.trust}).Decide(r) == policy.Allowed {
 			roles = append(roles, int32(j))
 		}
 	}
@@ -689,7 +689,7 @@ func (g *Graph) describe(e Edge) Step {
 		var steps []string
 		for _, step := range sp.Steps {
 			for _, a := range step {
-				if from.mayAllow(a) && g.ask(from, a, g.representative(a), nil, nil) {
+				if from.mayAllow(a) && g.ask(from, a, g.representative(a, accountOf(from.ARN)), nil, nil) {
 					steps = append(steps, a)
 					break
 				}

@@ -71,11 +71,13 @@ type Origin struct {
 type Model struct {
 	Snapshot   *Snapshot
 	Principals []*Principal
-	// Account is the account's ID, from the principals' ARNs.
+	// Account is the account's ID, from the principals' ARNs; "" for an
+	// organization (NewOrgModel), whose principals are of several.
 	Account   string
 	partition string
 	byARN     map[string]int
 	base      *policy.Policies // the organization's policies, shared
+	org       *orgPolicies     // an organization's, by account (org.go)
 	managed   map[string]*policy.Compiled
 	groups    map[string]*compiledGroup
 	// Defaults are condition keys every request carries unless the
@@ -335,8 +337,8 @@ func (p *Principal) Short() string {
 }
 
 // policies is the principal's compiled policies with a resource policy.
-func (m *Model) policies(p *Principal, resource *policy.Compiled) *policy.Policies {
-	return m.base.With(policy.Parts{Identity: p.identity, Boundary: p.boundary, Resource: resource})
+func (m *Model) policies(p *Principal, resource *policy.Compiled) decider {
+	return m.with(policy.Parts{Identity: p.identity, Boundary: p.boundary, Resource: resource})
 }
 
 // mayAllow reports whether any identity document of p may allow action.

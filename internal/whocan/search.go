@@ -7,7 +7,10 @@ package whocan
 // waiting, and an edge waits only while every member reached so far is one
 // it excepts, so the search costs the edges plus their exceptions.
 type search struct {
-	g       *Graph
+	g *Graph
+	// ad are the Admin nodes: the graph's, or one per account of an
+	// organization after the graph's nodes (orgadmin.go).
+	ad      adminNodes
 	reached []bool
 	via     []via
 	queue   []int32
@@ -38,7 +41,9 @@ type via struct {
 }
 
 func (g *Graph) search() *search {
-	s := &search{g: g, reached: make([]bool, g.nodes()), via: make([]via, g.nodes()), waiting: make([][]int, len(g.classes)), depth: make([]int32, g.nodes())}
+	ad := g.adminNodes()
+	size := g.nodes() + ad.extra()
+	s := &search{g: g, ad: ad, reached: make([]bool, size), via: make([]via, size), waiting: make([][]int, len(g.classes)), depth: make([]int32, size)}
 	for c, in := range g.classIn {
 		s.waiting[c] = append([]int(nil), in...)
 	}
@@ -74,7 +79,7 @@ func (s *search) run() {
 		s.queue = s.queue[1:]
 		d := s.depth[to] + 1
 		if s.maxSteps > 0 && d > s.maxSteps {
-			if len(g.in[to]) > 0 || to < n && len(g.classesOf[to]) > 0 {
+			if len(s.ad.inEdges(int(to))) > 0 || to < n && len(g.classesOf[to]) > 0 {
 				s.cut = true
 			}
 			continue
@@ -82,10 +87,12 @@ func (s *search) run() {
 		// Any permission includes acting as any principal (a new access
 		// key, a rewritten trust policy): Admin reaches the first principal
 		// found, when the answer itself does not allow Admin.
-		if to < n && !s.reached[g.Admin] {
-			s.reach(g.Admin, via{kind: viaAdmin, edge: Edge{From: g.Admin, To: to}}, d)
+		if to < n {
+			if admin := int32(s.ad.of(g.m.Principals[to])); !s.reached[admin] {
+				s.reach(admin, via{kind: viaAdmin, edge: Edge{From: admin, To: to}}, d)
+			}
 		}
-		for _, code := range g.in[to] {
+		for _, code := range s.ad.inEdges(int(to)) {
 			s.reach(int32(code>>32), via{edge: g.Out[code>>32][code&(1<<32-1)]}, d)
 		}
 		if to >= n {

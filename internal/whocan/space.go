@@ -249,7 +249,7 @@ func (g *Graph) reach(a *asking, s *space, action string, self int32, eligible f
 	if a.p.boundary != nil {
 		a.p.boundary.ResourcePatterns(action, visit)
 	}
-	g.m.base.OrgResourcePatterns(action, visit)
+	g.m.orgResourcePatterns(action, visit)
 	for ci, c := range s.classes {
 		if eligible != nil && !eligible(c) {
 			continue

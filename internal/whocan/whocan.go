@@ -16,6 +16,10 @@ type Question struct {
 	// sts:AssumeRole* on a role of the snapshot, the role's trust policy is
 	// taken when this is nil.
 	ResourcePolicy *policy.Named
+	// ResourceAccount is the account owning the resource, for an ARN that
+	// names none (an S3 bucket's); "" takes the ARN's account, or the
+	// caller's own.
+	ResourceAccount string
 	// Context holds condition keys: one value is a single-valued key,
 	// several a multivalued one (as `leash simulate --context`).
 	Context map[string][]string
@@ -123,15 +127,20 @@ func (m *Model) request(p *Principal, action, resource string, ctx map[string][]
 		}
 	}
 	r.Context.AddPrincipalKeys(p.Caller)
+	m.addOrgKeys(&r.Context, p.Caller)
 	return r
 }
 
 func (a *asker) explain(p *Principal) policy.Result {
-	return a.m.policies(p, a.resPolicy).Explain(a.m.request(p, a.q.Action, a.resource, a.q.Context))
+	r := a.m.request(p, a.q.Action, a.resource, a.q.Context)
+	r.ResourceAccount = a.q.ResourceAccount
+	return a.m.policies(p, a.resPolicy).Explain(r)
 }
 
 func (a *asker) decide(p *Principal) policy.Decision {
-	return a.m.policies(p, a.resPolicy).Decide(a.m.request(p, a.q.Action, a.resource, a.q.Context))
+	r := a.m.request(p, a.q.Action, a.resource, a.q.Context)
+	r.ResourceAccount = a.q.ResourceAccount
+	return a.m.policies(p, a.resPolicy).Decide(r)
 }
 
 // principals is every principal asked: users, roles, and the role sessions

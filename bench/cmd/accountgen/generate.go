@@ -19,6 +19,17 @@ type config struct {
 	Encoded    bool
 	// BroadIAM is the percent of principals with IAM writes on "*".
 	BroadIAM int
+	// Account is the account's ID; "" for AWS's documented example.
+	Account string
+	// Org, when set, is the organization the account is one of: some
+	// roles trust its other accounts, some any principal of it.
+	Org *orgTrust
+}
+
+// orgTrust is what an account of a generated organization knows of it.
+type orgTrust struct {
+	ID     string   // the organization's ID
+	Others []string // the other accounts' IDs
 }
 
 // account is the account every snapshot is of: AWS's documented example.
@@ -74,7 +85,7 @@ type group struct {
 func generate(cfg config) *snapshot {
 	g := &generator{
 		cfg: cfg, r: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		cat: catalog.Default(), account: account,
+		cat: catalog.Default(), account: cmpOr(cfg.Account, account),
 		epoch: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
 	g.pool = newActionPool(g.cat)
@@ -102,6 +113,7 @@ func generate(cfg config) *snapshot {
 	g.trusts(users, roles)
 	g.privileged(users, roles)
 	g.broadIAM(users, roles, cfg.BroadIAM)
+	g.orgAssumers(users, roles)
 	// Every AWS managed policy is attached once at least: the API lists
 	// only those in use.
 	for i := range policies {
@@ -271,6 +283,9 @@ func (g *generator) roleARN(r principal) string {
 // form assume-role chains several roles deep.
 func (g *generator) trusts(users, roles []principal) {
 	for i := range roles {
+		if g.orgTrust(&roles[i]) {
+			continue
+		}
 		switch n := g.r.IntN(20); {
 		case n < 4 && i > 0:
 			j := i - 1 - g.r.IntN(min(i, 3))
@@ -403,4 +418,56 @@ func (g *generator) render(users, roles []principal, groups []group, policies []
 		s.Policies = append(s.Policies, m)
 	}
 	return s
+}
+
+// cmpOr is the first of its arguments that is not empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// orgTrust gives, in an organization, one role in twenty a trust policy
+// naming another account of it and three in a hundred one that lets in any
+// principal of the organization (aws:PrincipalOrgID); it reports whether
+// it wrote the role's trust. Outside an organization it draws nothing, so
+// that a seed names the same account as before.
+func (g *generator) orgTrust(r *principal) bool {
+	if g.cfg.Org == nil || len(g.cfg.Org.Others) == 0 {
+		return false
+	}
+	switch n := g.r.IntN(100); {
+	case n < 5:
+		other := g.cfg.Org.Others[g.r.IntN(len(g.cfg.Org.Others))]
+		r.trust = awsTrust([]string{"arn:aws:iam::" + other + ":root"}, false)
+	case n < 8:
+		r.trust = awsTrust([]string{"*"}, false)
+		r.trust.Statement[0].Condition = map[string]map[string]any{"StringEquals": {"aws:PrincipalOrgID": g.cfg.Org.ID}}
+	default:
+		return false
+	}
+	return true
+}
+
+// orgAssumers gives, in an organization, one principal in a hundred (one
+// at least) sts:AssumeRole on every role of the organization's accounts,
+// so that the roles trusting another account have callers there.
+func (g *generator) orgAssumers(users, roles []principal) {
+	if g.cfg.Org == nil {
+		return
+	}
+	var roleARNs []string
+	for _, acct := range g.cfg.Org.Others {
+		roleARNs = append(roleARNs, "arn:aws:iam::"+acct+":role/*")
+	}
+	for range max(1, (len(users)+len(roles))/100) {
+		p := &users[g.r.IntN(len(users))]
+		if len(users) == 0 || g.r.IntN(2) == 1 && len(roles) > 0 {
+			p = &roles[g.r.IntN(len(roles))]
+		}
+		for _, arn := range roleARNs {
+			grantAssume(p, arn)
+		}
+	}
 }

@@ -6,6 +6,12 @@
 //
 //	accountgen -seed 1 -principals 5000 -policies 20000 -o account.json
 //
+// -accounts N writes an organization of N accounts instead, each of
+// -principals and -policies, to the folder -o names, as `leash who-can
+// --org` reads it:
+//
+//	accountgen -accounts 20 -principals 5000 -policies 2000 -o org
+//
 // Documents are printed as JSON objects, as the AWS CLI prints them;
 // -encoded writes them URL-encoded, as the API returns them.
 package main
@@ -47,7 +53,8 @@ func run(args []string, stdout io.Writer) error {
 	policies := fs.Int("policies", 200, "managed policies to generate (customer managed, plus the AWS managed ones attached)")
 	broad := fs.Int("broad-iam", 0, "percent of principals given IAM writes on \"*\" (the broad-IAM profile; 0 for none)")
 	encoded := fs.Bool("encoded", false, "write policy documents URL-encoded, as the API returns them, instead of as JSON objects as the AWS CLI prints them")
-	out := fs.String("o", "-", "file to write; - for standard output")
+	out := fs.String("o", "-", "file to write; - for standard output; with -accounts, the folder to write")
+	accounts := fs.Int("accounts", 0, "write an organization of this many accounts (the first its management account) to the folder -o names, instead of one account")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -63,7 +70,17 @@ func run(args []string, stdout io.Writer) error {
 	if *policies < 1 {
 		return usageError(fmt.Sprintf("-policies %d: give 1 or more", *policies))
 	}
-	snap := generate(config{Seed: *seed, Principals: *principals, Policies: *policies, Encoded: *encoded, BroadIAM: *broad})
+	cfg := config{Seed: *seed, Principals: *principals, Policies: *policies, Encoded: *encoded, BroadIAM: *broad}
+	if *accounts != 0 {
+		if *accounts < 1 || *accounts > 1000 {
+			return usageError(fmt.Sprintf("-accounts %d: give 1 to 1000", *accounts))
+		}
+		if *out == "-" {
+			return usageError("-accounts writes a folder: give it with -o DIR")
+		}
+		return writeOrg(*out, cfg, *accounts)
+	}
+	snap := generate(cfg)
 	if *out == "-" {
 		return write(stdout, snap)
 	}
