@@ -29,7 +29,7 @@ type orgPolicies struct {
 	// paths is each account's aws:PrincipalOrgPaths value.
 	paths map[string]string
 	// docs is every SCP and RCP, once each.
-	docs []*policy.Compiled
+	docs  []*policy.Compiled
 	bases sync.Map // pairKey → *policy.Policies
 }
 
