@@ -108,7 +108,8 @@ json, {"action", "resource", "principals": [{"arn", "kind", "role",
 answer (render with dot -Tsvg).
 
 Exit status: 0 when at least one principal can (directly or, with
---escalation, by a path), 1 when none can, 2 on bad input.`),
+--escalation, by a path), 1 when none can, 2 on bad input, 130 when SIGINT
+or SIGTERM stopped it.`),
 		Example: example(
 			"# Who can read the reports bucket, from a snapshot?",
 			"aws iam get-account-authorization-details > account.json",
