@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/mapfile"
 	"leash.dev/leash/internal/simulate"
 	"leash.dev/leash/internal/whocan"
 	"leash.dev/leash/policy"
@@ -301,7 +302,7 @@ func readSnapshot(ctx context.Context, o whoCanOptions) (*whocan.Snapshot, error
 		if o.accountFile == "-" {
 			data, err = io.ReadAll(o.stdin)
 		} else {
-			data, err = os.ReadFile(o.accountFile)
+			data, err = mapfile.Read(o.accountFile)
 		}
 		if err != nil {
 			return nil, &inputerr.Error{Source: o.accountFile, Msg: fmt.Sprintf("cannot read (given to --account): %v", err)}

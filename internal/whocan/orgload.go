@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/mapfile"
 	"leash.dev/leash/policy"
 )
 
@@ -389,7 +390,7 @@ func (r *orgReader) readSnapshots() error {
 		if _, ok := r.org.Accounts[id]; !ok {
 			return r.errf(file, "account %s is not in the organization's tree (accounts/PARENT.json): name each snapshot ACCOUNT_ID.json after an account of the organization, or remove it", id)
 		}
-		data, err := os.ReadFile(filepath.Join(r.dir, file))
+		data, err := mapfile.Read(filepath.Join(r.dir, file))
 		if err != nil {
 			return r.errf(file, "cannot read: %v", err)
 		}

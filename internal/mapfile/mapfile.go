@@ -1,0 +1,35 @@
+// Package mapfile reads a large input file by mapping it into memory. A
+// snapshot of a large account is tens or hundreds of megabytes read once
+// and sliced into strings that live as long as the answer: mapped, its
+// pages come from the page cache as they are read, where reading it would
+// first fault in and zero as much fresh memory, the larger cost on a
+// virtual machine. The bytes are read-only: writing to them faults.
+package mapfile
+
+import "os"
+
+// minMapped is the smallest file mapped; smaller ones are read.
+const minMapped = 1 << 20
+
+// Read returns the file's bytes, mapped when it is a regular file of at
+// least a megabyte and the platform maps files, else read. The mapping is
+// never released: callers keep slices of it for the life of the process.
+// A file truncated while mapped makes later reads of the lost pages fault
+// (SIGBUS): give a snapshot nothing is writing.
+func Read(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().IsRegular() && st.Size() >= minMapped && int64(int(st.Size())) == st.Size() {
+		if data, err := mapped(f, int(st.Size())); err == nil {
+			return data, nil
+		}
+	}
+	return os.ReadFile(path)
+}

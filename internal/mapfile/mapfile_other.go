@@ -1,0 +1,13 @@
+//go:build !unix
+
+package mapfile
+
+import (
+	"errors"
+	"os"
+)
+
+// mapped is not offered here: Read reads the file instead.
+func mapped(*os.File, int) ([]byte, error) {
+	return nil, errors.New("files are not mapped on this platform")
+}
