@@ -290,3 +290,62 @@ func countClassEdges(g *Graph) int {
 	}
 	return n
 }
+
+// TestClassEdgesReachWhatAskingEveryTargetReachesInAnOrganization is the
+// same over a generated organization: roles trusting other accounts and
+// aws:PrincipalOrgID, SCPs at three levels, an RCP at the root, each
+// request under its caller's and its resource's.
+func TestClassEdgesReachWhatAskingEveryTargetReachesInAnOrganization(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "org")
+	cmd := exec.Command("go", "run", "../../bench/cmd/accountgen", "-seed", "5", "-accounts", "3",
+		"-principals", "200", "-policies", "150", "-broad-iam", "5", "-o", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("accountgen: %v\n%s", err, out)
+	}
+	org, err := LoadOrganization(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewOrgModel(org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Defaults = map[string][]string{"aws:RequestedRegion": {"us-east-1"}}
+	classes, err := m.graph(context.Background(), graphOptions{spaceMin: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	every, err := m.graph(context.Background(), graphOptions{spaceMin: 2, enumerate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d principals; classes %d, class edges %d, edges %d against %d", len(m.Principals), len(classes.classes), countClassEdges(classes), classes.Edges(), every.Edges())
+	if countClassEdges(classes) == 0 {
+		t.Fatal("no class edge: the organization does not exercise them")
+	}
+	crossed := 0
+	for _, q := range questions {
+		a, err := m.WhoCanReach(q, classes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.WhoCanReach(q, every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ga, gb := lengths(a), lengths(b); !mapsEqual(ga, gb) {
+			t.Errorf("%s: class edges give %d principals, asking every target %d; first difference: %s", q.Action, len(ga), len(gb), firstDifference(ga, gb))
+		}
+		for _, row := range a.Rows {
+			checkSteps(t, m, classes, row)
+			for _, st := range row.Path {
+				if st.From != AnyPermission && accountOf(st.From) != accountOf(st.Resource) && accountOf(st.Resource) != "" {
+					crossed++
+				}
+			}
+		}
+	}
+	if crossed == 0 {
+		t.Error("no path crosses accounts: the organization does not exercise cross-account edges")
+	}
+}
