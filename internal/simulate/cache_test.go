@@ -10,19 +10,51 @@ import (
 
 func TestDocCache(t *testing.T) {
 	allow := json.RawMessage(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}`)
-	t.Run("the same bytes are parsed and compiled once and shared", func(t *testing.T) {
-		c := newDocCache(4)
+	t.Run("the same bytes are kept from their second use and shared", func(t *testing.T) {
+		c := newDocCache(4, 1<<20)
 		a := c.get(allow, policy.Identity)
 		if a.err != nil || a.compiled == nil {
 			t.Fatalf("error %v, compiled %v: want a compiled document", a.err, a.compiled)
 		}
+		if c.order.Len() != 0 {
+			t.Errorf("the cache kept a document used once")
+		}
 		b := c.get(append(json.RawMessage(nil), allow...), policy.Identity)
-		if a.compiled != b.compiled {
-			t.Error("the second use of the same bytes compiled a new document")
+		d := c.get(append(json.RawMessage(nil), allow...), policy.Identity)
+		if b.compiled != d.compiled || c.order.Len() != 1 {
+			t.Error("the third use of the same bytes compiled a new document")
+		}
+	})
+	t.Run("a document used once never displaces a kept one", func(t *testing.T) {
+		c := newDocCache(1, 1<<20)
+		c.get(allow, policy.Identity)
+		kept := c.get(allow, policy.Identity)
+		for i := range 10 {
+			c.get(json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i)), policy.Identity)
+		}
+		if c.get(allow, policy.Identity) != kept {
+			t.Error("documents used once pushed out the one used three times")
+		}
+	})
+	t.Run("the text kept stays within its bound", func(t *testing.T) {
+		c := newDocCache(100, 16*len(allow))
+		doc := func(i int) json.RawMessage {
+			return json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
+		}
+		for i := range 40 {
+			c.get(doc(i), policy.Identity)
+			c.get(doc(i), policy.Identity)
+			if c.bytes > c.maxBytes {
+				t.Fatalf("the cache keeps %d bytes of text, more than its %d", c.bytes, c.maxBytes)
+			}
+		}
+		if c.order.Len() == 0 {
+			t.Error("the cache kept nothing")
 		}
 	})
 	t.Run("the same bytes as another kind are checked as that kind", func(t *testing.T) {
-		c := newDocCache(4)
+		c := newDocCache(4, 1<<20)
+		c.get(allow, policy.Identity)
 		if e := c.get(allow, policy.Identity); e.err != nil {
 			t.Fatal(e.err)
 		}
@@ -31,24 +63,28 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("errors are kept with their document", func(t *testing.T) {
-		c := newDocCache(4)
+		c := newDocCache(4, 1<<20)
 		bad := json.RawMessage(`{"Statement": [{"Effect": "allow ", "Action": "*", "Resource": "*"}]}`)
+		c.get(bad, policy.Identity)
 		err1, err2 := c.get(bad, policy.Identity).err, c.get(bad, policy.Identity).err
 		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 			t.Errorf("errors %v and %v, want the same error twice", err1, err2)
 		}
 	})
 	t.Run("the least recently used document goes when the cache is full", func(t *testing.T) {
-		c := newDocCache(3)
+		c := newDocCache(3, 1<<20)
 		doc := func(i int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
 		}
+		c.get(doc(0), policy.Identity)
 		first := c.get(doc(0), policy.Identity)
 		for i := 1; i < 3; i++ {
+			c.get(doc(i), policy.Identity)
 			c.get(doc(i), policy.Identity)
 		}
 		c.get(doc(0), policy.Identity) // 0 is now the most recently used
 		for i := 3; i < 10; i++ {
+			c.get(doc(i), policy.Identity)
 			c.get(doc(i), policy.Identity)
 			if c.order.Len() > 3 || len(c.byHash) > 3 {
 				t.Fatalf("the cache holds %d documents, more than its 3", c.order.Len())
@@ -65,9 +101,10 @@ func TestDocCache(t *testing.T) {
 // sharing a hash are told apart by their bytes: the cache answers each with
 // its own parse.
 func TestDocCacheNeverMistakesOneDocumentForAnother(t *testing.T) {
-	c := newDocCache(4)
+	c := newDocCache(4, 1<<20)
 	a := json.RawMessage(`{"Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}}`)
 	b := json.RawMessage(`{"Statement":{"Effect":"Deny","Action":"s3:GetObject","Resource":"*"}}`)
+	c.get(a, policy.Identity)
 	ea := c.get(a, policy.Identity)
 	// Force a collision: a's entry filed under b's hash.
 	c.byHash[c.sum(b, policy.Identity)] = c.byHash[ea.hash]
