@@ -3,30 +3,32 @@ package policy
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"leash.dev/leash/internal/jsonscan"
 )
 
 // parseDirect reads the common document straight into a Document, without
-// building a generic JSON tree first: one JSON object, ASCII strings without
-// escapes, each element written once, and every check passing. For anything
-// else (escapes, other bytes, bad syntax, a repeated key, an empty array, an
-// invalid document) it reports false, and Parse takes the general path
+// building a generic JSON tree first: one JSON object whose strings are
+// valid UTF-8 (escapes decoded as encoding/json decodes them), each element
+// written once, and every check passing. For anything else (invalid UTF-8
+// or half a surrogate pair, which encoding/json replaces, bad syntax, a
+// repeated key, an empty array, an invalid document) it reports false, and Parse takes the general path
 // (encoding/json, then FromJSON), which has the final word on what is
 // accepted and words the errors. It is a fast path only: for the input it
 // takes, the Document is the one the general path makes, which
 // TestParseDirectAgreesWithParse and FuzzParseDirect pin.
 //
-// Every string of the Document is a slice of text, so that a document costs
-// a handful of allocations rather than one a string.
+// Every string of the Document without escapes is a slice of text, so that
+// a document costs a handful of allocations rather than one a string.
 func parseDirect(text string, kind Kind) (*Document, bool) {
 	d := directParser{Scanner: jsonscan.New(text)}
 	doc, ok := d.document(kind)
 	if !ok || !d.End() {
 		return nil, false
 	}
-	// The text is ASCII, so a character is a byte.
-	doc.Size = len(text) - strings.Count(text, " ") - strings.Count(text, "\n") -
+	// Size counts characters, as nonSpaceLen does.
+	doc.Size = utf8.RuneCountInString(text) - strings.Count(text, " ") - strings.Count(text, "\n") -
 		strings.Count(text, "\t") - strings.Count(text, "\r")
 	return doc, true
 }

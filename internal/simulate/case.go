@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/jsonscan"
 	"leash.dev/leash/policy"
 )
 
@@ -304,22 +305,19 @@ func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 }
 
 // plainScalar reads the common context value without a decoder: true,
-// false, or a string of printable ASCII without escapes, which decodes to
-// its own bytes. Anything else goes to setContext's decoder.
+// false, or a string, decoded as encoding/json decodes it (jsonscan leaves
+// the strings it would change). Anything else goes to setContext's decoder.
 func plainScalar(raw json.RawMessage) (string, bool) {
 	switch string(raw) {
 	case "true", "false":
 		return string(raw), true
 	}
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	s := jsonscan.New(string(raw))
+	v, ok := s.Str()
+	if !ok || !s.End() {
 		return "", false
 	}
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(raw[1 : len(raw)-1]), true
+	return v, true
 }
 
 func validARN(s string) bool {
