@@ -355,8 +355,44 @@ func checkDirect(s *Statement, vars bool) bool {
 		}
 	}
 	for _, c := range s.Conditions {
-		if _, err := compileCondition(c, vars); err != nil {
+		if !validCondition(c, vars) {
 			return false
+		}
+	}
+	return true
+}
+
+// validCondition reports whether compileCondition takes c, without
+// compiling what cannot fail: Parse checks every condition, and the
+// document is compiled once more when it is used. Text and ARN patterns
+// fail only on a policy variable; numbers, dates, booleans and addresses
+// are read as compileCondition reads them; anything else is compiled.
+func validCondition(c Condition, vars bool) bool {
+	op, err := parseOperator(c.Operator)
+	if err != nil {
+		return false
+	}
+	for _, raw := range c.Values {
+		ok := true
+		switch op.fam {
+		case famString, famARN:
+			ok = !vars || !strings.Contains(raw, "${")
+		case famNumeric:
+			_, ok = readNumber(raw)
+		case famDate:
+			_, ok = readDate(raw)
+		case famBool, famNull:
+			lower := strings.ToLower(raw)
+			ok = lower == "true" || lower == "false"
+		case famIP:
+			_, err := parseCIDR(raw)
+			ok = err == nil
+		default:
+			ok = false
+		}
+		if !ok {
+			_, err := compileCondition(c, vars)
+			return err == nil
 		}
 	}
 	return true
