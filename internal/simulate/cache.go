@@ -73,34 +73,49 @@ func newDocCache(max, maxBytes int) *docCache {
 	return &docCache{max: max, maxBytes: maxBytes, seed: maphash.MakeSeed(), byHash: map[uint64]*list.Element{}, seen: make([]uint64, seenSlots)}
 }
 
-// newDocEntry parses and compiles raw as kind. The parsed document's
+// newDocEntry parses and compiles raw as kind: for every action when
+// action is "", else for requests for action alone (policy.CompileOneFor),
+// which is all a document used by one request needs. The parsed document's
 // strings are slices of raw, which the entry keeps as its key.
-func newDocEntry(raw string, kind policy.Kind) *docEntry {
+func newDocEntry(raw string, kind policy.Kind, action string) *docEntry {
 	e := &docEntry{kind: kind, raw: raw}
 	e.doc, e.err = parseDoc(raw, kind)
 	if e.err == nil {
-		// CompileOne places a trust policy as Compile does (as Resource).
-		if c, err := policy.CompileOne(policy.Named{Document: e.doc}, kind); err == nil {
+		// Both place a trust policy as Compile does (as Resource).
+		var c *policy.Compiled
+		var err error
+		if action == "" {
+			c, err = policy.CompileOne(policy.Named{Document: e.doc}, kind)
+		} else {
+			c, err = policy.CompileOneFor(policy.Named{Document: e.doc}, kind, action)
+		}
+		if err == nil {
 			e.compiled = c
 		}
 	}
 	return e
 }
 
-// get returns the entry of raw as kind, from the cache when it is kept
-// there, else parsed and compiled (and kept when it was used before); a
-// nil cache parses and compiles every time. The work is done outside the lock, so that workers parsing
-// different documents do not wait for each other; two workers meeting the
-// same new document may both parse it, and the first kept wins.
-func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
+// get returns the entry of raw as kind for a request for action: from the
+// cache when it is kept there; else parsed and compiled for every action
+// and kept, when it was used before; else parsed and compiled for action
+// alone, and not kept. A nil cache parses and compiles every time. The work
+// is done outside the lock, so that workers parsing different documents do
+// not wait for each other; two workers meeting the same document may both
+// parse it, and the first kept wins.
+func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *docEntry {
 	if c == nil {
-		return newDocEntry(string(raw), kind)
+		return newDocEntry(string(raw), kind, "")
 	}
 	sum := c.sum(raw, kind)
-	if e := c.lookup(sum, raw, kind); e != nil {
+	e, keep := c.lookup(sum, raw, kind)
+	if e != nil {
 		return e
 	}
-	entry := newDocEntry(string(raw), kind)
+	if !keep {
+		return newDocEntry(string(raw), kind, action)
+	}
+	entry := newDocEntry(string(raw), kind, "")
 	entry.hash = sum
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,12 +127,6 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
 		c.remove(el) // another document with the same hash
 		delete(c.byHash, sum)
 	}
-	slot := &c.seen[sum%uint64(len(c.seen))]
-	if *slot != sum || len(raw) > c.maxBytes/16 {
-		*slot = sum
-		return entry
-	}
-	*slot = 0
 	if entry.compiled != nil {
 		entry.doc = nil
 	}
@@ -145,18 +154,23 @@ func (c *docCache) sum(raw json.RawMessage, kind policy.Kind) uint64 {
 	return h.Sum64()
 }
 
-// lookup returns the cached entry of raw as kind, or nil.
-func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) *docEntry {
+// lookup returns the cached entry of raw as kind, or nil and whether to
+// keep it: whether it was used once before (its hash is in seen), which
+// the call then forgets, or else remembers this use.
+func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) (*docEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byHash[sum]
-	if !ok {
-		return nil
+	if el, ok := c.byHash[sum]; ok {
+		if e := el.Value.(*docEntry); e.kind == kind && e.raw == string(raw) {
+			c.order.MoveToFront(el)
+			return e, false
+		}
 	}
-	e := el.Value.(*docEntry)
-	if e.kind != kind || e.raw != string(raw) {
-		return nil
+	slot := &c.seen[sum%uint64(len(c.seen))]
+	if *slot != sum || len(raw) > c.maxBytes/16 {
+		*slot = sum
+		return nil, false
 	}
-	c.order.MoveToFront(el)
-	return e
+	*slot = 0
+	return nil, true
 }
