@@ -373,7 +373,7 @@ func validCondition(c Condition, vars bool) bool {
 		return false
 	}
 	for _, raw := range c.Values {
-		ok := true
+		var ok bool
 		switch op.fam {
 		case famString, famARN:
 			ok = !vars || !strings.Contains(raw, "${")
