@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // ? stands for one character, not one byte: "donn?es" matches "données",
 // whose é takes two bytes in UTF-8, and "??" does not match one character
@@ -36,4 +39,38 @@ func TestQuestionMarkMatchesOneCharacter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// coversAction answers as the compiled action pattern does, for every
+// pattern and action of these lists and of the fuzzer's.
+func TestCoversActionAgreesWithThePattern(t *testing.T) {
+	patterns := []string{"*", "s3:*", "s3:Get*", "S3:GETOBJECT", "s3:GetObject", "s3:Get?bject", "*:List*", "s?:*Object*", "dynamodb:*Item", "??", "*?", "a*b*c", "", "s3:", "*Object"}
+	actions := []string{"s3:GetObject", "S3:getobject", "s3:PutObject", "sqs:ListQueues", "dynamodb:GetItem", "s3:Get日bject", "ab", "日", "", "abc", "aXbYc"}
+	for _, p := range patterns {
+		for _, a := range actions {
+			checkCoversAction(t, p, a)
+		}
+	}
+}
+
+func checkCoversAction(t *testing.T, p, action string) {
+	t.Helper()
+	if !isASCII(p) {
+		return // not an action of a parsed document, which checkAction holds to ASCII
+	}
+	compiled, err := compilePattern(strings.ToLower(p), true, false)
+	if err != nil {
+		return
+	}
+	if got, want := coversAction(p, action), compiled.match(action, nil, true); got != want {
+		t.Errorf("coversAction(%q, %q) = %v, the compiled pattern %v", p, action, got, want)
+	}
+}
+
+func FuzzCoversAction(f *testing.F) {
+	f.Add("s3:Get*", "s3:GetObject")
+	f.Add("*?", "日")
+	f.Fuzz(func(t *testing.T, p, action string) {
+		checkCoversAction(t, p, action)
+	})
 }
