@@ -26,6 +26,11 @@ func New(text string) *Scanner {
 	return &Scanner{text: text}
 }
 
+// Reset makes s read text from its start, as New(text) would.
+func (s *Scanner) Reset(text string) {
+	s.text, s.i = text, 0
+}
+
 // maxDepth bounds the nesting Value follows; deeper input is refused.
 const maxDepth = 64
 
