@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"sync"
+	"unsafe"
 
 	"leash.dev/leash/policy"
 )
@@ -113,7 +114,9 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *do
 		return e
 	}
 	if !keep {
-		return newDocEntry(string(raw), kind, action)
+		// Not kept, so not copied: the entry lives as long as the
+		// request, whose bytes are never changed once read.
+		return newDocEntry(unsafe.String(unsafe.SliceData(raw), len(raw)), kind, action)
 	}
 	entry := newDocEntry(string(raw), kind, "")
 	entry.hash = sum
