@@ -96,6 +96,9 @@ func (s *Scanner) str(start, j int, decode bool) (string, bool) {
 		switch {
 		case plain[c]:
 			j++
+			for j < len(t) && plain[t[j]] {
+				j++
+			}
 			continue
 		case c == '"':
 			s.i = j + 1
@@ -192,7 +195,15 @@ func hex4(t string, i int) rune {
 // skipStr reads a string without keeping its value.
 func (s *Scanner) skipStr() bool {
 	start := s.i + 1
-	_, ok := s.str(start, start, false)
+	j := start
+	for j < len(s.text) && plain[s.text[j]] {
+		j++
+	}
+	if j < len(s.text) && s.text[j] == '"' {
+		s.i = j + 1
+		return true
+	}
+	_, ok := s.str(start, j, false)
 	return ok
 }
 
