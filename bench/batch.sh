@@ -66,7 +66,7 @@ for n in "${sizes[@]}"; do
 	runs=()
 	for run in 1 2 3; do
 		status=0
-		/usr/bin/time -f '%e %M' -o "$work/time-$n.txt" \
+		/usr/bin/time -f '%e %M %U %S' -o "$work/time-$n.txt" \
 			"$work/leash" simulate --request "$batch" --output json >/dev/null || status=$?
 		if [[ $status -gt 1 ]]; then
 			echo "batch.sh: leash simulate exited $status on $batch" >&2
@@ -75,12 +75,14 @@ for n in "${sizes[@]}"; do
 		# time puts "Command exited with non-zero status 1" first on a denial.
 		runs+=("$(tail -n 1 "$work/time-$n.txt")")
 	done
-	# The median time, and the highest peak RSS of the three.
-	read -r wall _ < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+	# The median time (with that run's CPU time, user and system), and
+	# the highest peak RSS of the three.
+	read -r wall _ user sys < <(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 	rss_kb=$(printf '%s\n' "${runs[@]}" | awk '$2 > m { m = $2 } END { print m }')
-	echo "leash, $shape, $n requests, three runs (s, KiB): ${runs[*]}; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	echo "leash, $shape, $n requests, three runs (s, KiB, user s, system s): ${runs[*]}; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 	if [[ $peer_max -gt 0 && $n -gt $peer_max ]]; then
-		rows+=("$n $wall $rss_kb - -")
+		rows+=("$n $wall $cpu $rss_kb - -")
 		rm -f "$batch"
 		continue
 	fi
@@ -91,27 +93,27 @@ for n in "${sizes[@]}"; do
 	peer_ms=$(node -p "require('$peer').loopMs")
 	disagree=$(node -p "require('$peer').disagreements")
 	echo "peer, $shape, $n requests: $peer_ms ms; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-	rows+=("$n $wall $rss_kb $peer_ms $disagree")
+	rows+=("$n $wall $cpu $rss_kb $peer_ms $disagree")
 	rm -f "$batch" "$answers"
 done
 
 {
-	printf '| shape | requests | leash, whole process | leash peak RSS | peer loop | ratio (peer/leash) | leash per request | disagreements |\n'
-	printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
+	printf '| shape | requests | leash, whole process | leash CPU | leash peak RSS | peer loop | ratio (peer/leash) | leash per request | disagreements |\n'
+	printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 	for row in "${rows[@]}"; do
-		read -r n wall rss_kb peer_ms disagree <<<"$row"
-		awk -v shape="$shape" -v n="$n" -v wall="$wall" -v rss="$rss_kb" -v peer="$peer_ms" -v d="$disagree" 'BEGIN {
+		read -r n wall cpu rss_kb peer_ms disagree <<<"$row"
+		awk -v shape="$shape" -v n="$n" -v wall="$wall" -v cpu="$cpu" -v rss="$rss_kb" -v peer="$peer_ms" -v d="$disagree" 'BEGIN {
 			if (peer == "-") {
-				printf "| %s | %d | %.2f s | %.0f MiB | not run | | %.1f µs | |\n", shape, n, wall, rss / 1024, wall * 1e6 / n
+				printf "| %s | %d | %.2f s | %.2f s | %.0f MiB | not run | | %.1f µs | |\n", shape, n, wall, cpu, rss / 1024, wall * 1e6 / n
 			} else {
-				printf "| %s | %d | %.2f s | %.0f MiB | %.1f s | %.1f | %.1f µs | %d |\n", shape, n, wall, rss / 1024, peer / 1000, (peer / 1000) / wall, wall * 1e6 / n, d
+				printf "| %s | %d | %.2f s | %.2f s | %.0f MiB | %.1f s | %.1f | %.1f µs | %d |\n", shape, n, wall, cpu, rss / 1024, peer / 1000, (peer / 1000) / wall, wall * 1e6 / n, d
 			}
 		}'
 	done
 } | tee "$work/table-$shape.md"
 
 for row in "${rows[@]}"; do
-	read -r n _ _ _ disagree <<<"$row"
+	read -r n _ _ _ _ disagree <<<"$row"
 	if [[ "$disagree" != 0 && "$disagree" != - ]]; then
 		echo "batch.sh: leash and the peer disagree on $disagree of $n $shape requests; see $work/peer-$shape-$n.json" >&2
 		exit 1
