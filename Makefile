@@ -100,9 +100,14 @@ bench:
 
 # leash simulate --request as a whole process on generated batches of 20,000
 # and 200,000 requests, against the peer engine's loop over the same requests
-# (bench/README.md). BATCH_FLAGS adds flags, e.g. BATCH_FLAGS='-o /tmp/batch 5000'.
+# (bench/README.md): the shared shape at both sizes, then the wide and deep
+# shapes with the peer at 20,000 and leash alone at 200,000 (the peer takes
+# many minutes there, and node gigabytes). BATCH_FLAGS adds flags to every
+# run, e.g. BATCH_FLAGS='-o /tmp/batch'.
 bench-batch:
 	bench/batch.sh $(BATCH_FLAGS)
+	bench/batch.sh -shape wide -peer-max 20000 $(BATCH_FLAGS)
+	bench/batch.sh -shape deep -peer-max 20000 $(BATCH_FLAGS)
 
 # leash local under load: signed IAM reads over loopback at several
 # concurrency levels, with leash local as its own process and then inside

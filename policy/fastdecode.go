@@ -3,39 +3,69 @@ package policy
 import (
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"leash.dev/leash/internal/jsonscan"
 )
 
 // parseDirect reads the common document straight into a Document, without
-// building a generic JSON tree first: one JSON object, ASCII strings without
-// escapes, each element written once, and every check passing. For anything
-// else (escapes, other bytes, bad syntax, a repeated key, an empty array, an
-// invalid document) it reports false, and Parse takes the general path
+// building a generic JSON tree first: one JSON object whose strings are
+// valid UTF-8 (escapes decoded as encoding/json decodes them), each element
+// written once, and every check passing. For anything else (invalid UTF-8
+// or half a surrogate pair, which encoding/json replaces, bad syntax, a
+// repeated key, an empty array, an invalid document) it reports false, and Parse takes the general path
 // (encoding/json, then FromJSON), which has the final word on what is
 // accepted and words the errors. It is a fast path only: for the input it
 // takes, the Document is the one the general path makes, which
 // TestParseDirectAgreesWithParse and FuzzParseDirect pin.
 //
-// Every string of the Document is a slice of text, so that a document costs
-// a handful of allocations rather than one a string.
+// Every string of the Document without escapes is a slice of text, so that
+// a document costs a handful of allocations rather than one a string.
 func parseDirect(text string, kind Kind) (*Document, bool) {
-	d := directParser{Scanner: jsonscan.New(text)}
+	d := parsers.Get().(*directParser)
+	defer d.release()
+	d.Scanner = &d.sc
+	d.sc.Reset(text)
 	doc, ok := d.document(kind)
 	if !ok || !d.End() {
 		return nil, false
 	}
-	// The text is ASCII, so a character is a byte.
-	doc.Size = len(text) - strings.Count(text, " ") - strings.Count(text, "\n") -
+	// Size counts characters, as nonSpaceLen does.
+	doc.Size = utf8.RuneCountInString(text) - strings.Count(text, " ") - strings.Count(text, "\n") -
 		strings.Count(text, "\t") - strings.Count(text, "\r")
 	return doc, true
 }
 
-// directParser is parseDirect's state: the scanner, and which elements
-// each statement has (elem bits), for checkStatementShape.
+// directParser is parseDirect's state: the scanner, which elements each
+// statement has (elem bits), for checkStatementShape, and scratch lists
+// that the Document gets copies of, each of its exact length: a parser is
+// reused (parsers), so that a list grows in scratch rather than in a new
+// array each time it doubles.
 type directParser struct {
 	*jsonscan.Scanner
+	sc     jsonscan.Scanner
 	shapes []uint16
+	stmts  []Statement
+	strs   []string
+	conds  []Condition
+	ops    []string
+}
+
+// parsers are the directParsers not in use.
+var parsers = sync.Pool{New: func() any { return new(directParser) }}
+
+// release empties d's scratch, so that it keeps no document alive, and
+// puts it back in parsers.
+func (d *directParser) release() {
+	clear(d.stmts)
+	clear(d.strs)
+	clear(d.conds)
+	clear(d.ops)
+	d.stmts, d.strs, d.conds, d.ops, d.shapes = d.stmts[:0], d.strs[:0], d.conds[:0], d.ops[:0], d.shapes[:0]
+	d.sc.Reset("")
+	d.Scanner = nil
+	parsers.Put(d)
 }
 
 // strings reads a string or a non-empty array of strings; single reports
@@ -44,12 +74,16 @@ func (d *directParser) strings() (list []string, single, ok bool) {
 	if s, ok := d.Str(); ok {
 		return []string{s}, true, true
 	}
+	d.strs = d.strs[:0]
 	ok = d.Array(func() bool {
 		s, ok := d.Str()
-		list = append(list, s)
+		d.strs = append(d.strs, s)
 		return ok
 	})
-	return list, false, ok && len(list) > 0
+	if !ok || len(d.strs) == 0 {
+		return nil, false, false
+	}
+	return slices.Clone(d.strs), false, true
 }
 
 func (d *directParser) document(kind Kind) (*Document, bool) {
@@ -86,9 +120,10 @@ func (d *directParser) document(kind Kind) (*Document, bool) {
 		}
 		return false
 	})
-	if !ok || !seenStatement || len(doc.Statements) == 0 {
+	if !ok || !seenStatement || len(d.stmts) == 0 {
 		return nil, false
 	}
+	doc.Statements = slices.Clone(d.stmts)
 	// Checks that depend on Version, which may come after the statements.
 	vars := doc.Version == Version2012
 	for i := range doc.Statements {
@@ -215,7 +250,7 @@ func (d *directParser) statement(doc *Document) bool {
 	if !ok {
 		return false
 	}
-	doc.Statements = append(doc.Statements, s)
+	d.stmts = append(d.stmts, s)
 	d.shapes = append(d.shapes, has)
 	return true
 }
@@ -264,8 +299,7 @@ func (d *directParser) principal() (*Principal, bool) {
 // conditions reads a Condition block, in the order the general path gives:
 // by operator, then by key.
 func (d *directParser) conditions() ([]Condition, bool) {
-	var out []Condition
-	var ops []string
+	out, ops := d.conds[:0], d.ops[:0]
 	ok := d.Object(func(op string) bool {
 		if slices.Contains(ops, op) {
 			return false
@@ -291,6 +325,7 @@ func (d *directParser) conditions() ([]Condition, bool) {
 			return ok && len(c.Values) > 0
 		}) && len(out) > first
 	})
+	d.conds, d.ops = out, ops // their arrays, for the next Condition block
 	if !ok || len(out) == 0 {
 		return nil, false
 	}
@@ -300,7 +335,7 @@ func (d *directParser) conditions() ([]Condition, bool) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	return out, true
+	return slices.Clone(out), true
 }
 
 // conditionValue reads one condition value (a string, number or boolean)
@@ -353,8 +388,44 @@ func checkDirect(s *Statement, vars bool) bool {
 		}
 	}
 	for _, c := range s.Conditions {
-		if _, err := compileCondition(c, vars); err != nil {
+		if !validCondition(c, vars) {
 			return false
+		}
+	}
+	return true
+}
+
+// validCondition reports whether compileCondition takes c, without
+// compiling what cannot fail: Parse checks every condition, and the
+// document is compiled once more when it is used. Text and ARN patterns
+// fail only on a policy variable; numbers, dates, booleans and addresses
+// are read as compileCondition reads them; anything else is compiled.
+func validCondition(c Condition, vars bool) bool {
+	op, err := parseOperator(c.Operator)
+	if err != nil {
+		return false
+	}
+	for _, raw := range c.Values {
+		var ok bool
+		switch op.fam {
+		case famString, famARN:
+			ok = !vars || !strings.Contains(raw, "${")
+		case famNumeric:
+			_, ok = readNumber(raw)
+		case famDate:
+			_, ok = readDate(raw)
+		case famBool, famNull:
+			lower := strings.ToLower(raw)
+			ok = lower == "true" || lower == "false"
+		case famIP:
+			_, err := parseCIDR(raw)
+			ok = err == nil
+		default:
+			ok = false
+		}
+		if !ok {
+			_, err := compileCondition(c, vars)
+			return err == nil
 		}
 	}
 	return true

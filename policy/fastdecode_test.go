@@ -12,8 +12,9 @@ import (
 
 // parseDirectCases are inputs on both sides of parseDirect's line: what it
 // takes must parse as the general path parses it, and what it leaves
-// (escapes, other bytes, bad syntax, repeated keys, invalid documents) goes
-// to the general path, which words the error or accepts what it accepts.
+// (invalid UTF-8, half a surrogate pair, bad syntax, repeated keys, invalid
+// documents) goes to the general path, which words the error or accepts
+// what it accepts.
 var parseDirectCases = []struct {
 	name, in string
 	kind     Kind
@@ -29,8 +30,16 @@ var parseDirectCases = []struct {
 	{"a bucket policy with a wildcard principal", `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:aws:s3:::b","arn:aws:s3:::b/*"],"Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`, Resource, true},
 	{"whitespace around everything", " \t{ \"Statement\" : [ { \"Effect\" : \"Allow\" , \"Action\" : [ \"s3:Get*\" ] , \"Resource\" : \"*\" } ] }\r\n", Identity, true},
 
-	{"an escape", `{"Statement":[{"Effect":"Allow","Action":"s3:Get\u002a","Resource":"*"}]}`, Identity, false},
-	{"non-ASCII bytes", `{"Statement":[{"Sid":"é","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"an escape", `{"Statement":[{"Effect":"Allow","Action":"s3:Get\u002a","Resource":"*"}]}`, Identity, true},
+	{"non-ASCII bytes", `{"Statement":[{"Sid":"é","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, true},
+	{"escaped slashes in ARNs", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":["arn:aws:s3:::b\/donn\u00e9es\/*","arn:aws:s3:::b\/${aws:PrincipalTag\/team}\/*"]}]}`, Identity, true},
+	{"escaped element and operator names", `{"\u0056ersion":"2012-10-17","Statement":{"\u0045ffect":"Allow","Action":"*","Resource":"*","Condition":{"String\u004cike":{"aws:PrincipalTag\/\u00e9quipe":["\u00c5*","\ud83d\ude80"]}}}}`, Identity, true},
+	{"non-ASCII condition values and keys", `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":{"AWS":"arn:aws:iam::111122223333:role/r"},"Action":"s3:*","Resource":"arn:aws:s3:::b/日本語/*","Condition":{"StringNotEqualsIfExists":{"aws:PrincipalTag/équipe":"データ"}}}]}`, Resource, true},
+	{"every escape in a Sid", `{"Statement":[{"Sid":"\"\\\/\b\f\n\r\t","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, true},
+	{"an escaped repeated key", `{"Statement":[{"Effect":"Deny","\u0045ffect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"half a surrogate pair", `{"Statement":[{"Sid":"\ud83d","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
+	{"invalid UTF-8", "{\"Statement\":[{\"Sid\":\"\xff\",\"Effect\":\"Allow\",\"Action\":\"*\",\"Resource\":\"*\"}]}", Identity, false},
+	{"a bad escape", `{"Statement":[{"Sid":"\x","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
 	{"a repeated key", `{"Statement":[{"Effect":"Deny","Effect":"Allow","Action":"*","Resource":"*"}]}`, Identity, false},
 	{"a repeated condition operator", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"a":"true"},"Bool":{"b":"true"}}}]}`, Identity, false},
 	{"an empty Statement array", `{"Statement":[]}`, Identity, false},
@@ -40,6 +49,14 @@ var parseDirectCases = []struct {
 	{"a bad resource", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"bucket"}]}`, Identity, false},
 	{"a bad variable", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"arn:aws:s3:::b/${aws:username"}]}`, Identity, false},
 	{"a bad condition value", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"NumericEquals":{"n":"ten"}}}]}`, Identity, false},
+	{"every operator family", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"StringEqualsIgnoreCase":{"a":"PROD"},"ArnLike":{"aws:PrincipalArn":"arn:aws:iam::*:role/app-*"},"NumericLessThan":{"n":[3600,"1.5"]},"DateGreaterThan":{"aws:CurrentTime":["2026-01-01T00:00:00Z","1780000000"]},"Bool":{"b":"TRUE"},"Null":{"c":false},"IpAddress":{"aws:SourceIp":["10.0.0.0/8","2001:db8::/32"," 192.168.0.1"]},"BinaryEquals":{"d":"QmluYXJ5"},"ForAnyValue:StringLike":{"e":["x*"]},"StringEqualsIfExists":{"f":"${aws:username}"}}}]}`, Identity, true},
+	{"a bad date", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"DateLessThan":{"aws:CurrentTime":"tomorrow"}}}]}`, Identity, false},
+	{"a bad boolean", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"b":"yes"}}}]}`, Identity, false},
+	{"a boolean of a non-ASCII letter", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"b":"fal\u017fe"}}}]}`, Identity, false},
+	{"a bad address", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/33"}}}]}`, Identity, false},
+	{"a bad binary", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"BinaryEquals":{"d":"not base64!"}}}]}`, Identity, false},
+	{"a bad variable in a condition", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"StringLike":{"k":"${aws:username"}}}]}`, Identity, false},
+	{"a bad variable in an ARN condition", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"ArnLike":{"k":"arn:aws:iam::${, 'x'}:role/r"}}}]}`, Identity, false},
 	{"a null condition value", `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"StringEquals":{"n":null}}}]}`, Identity, false},
 	{"a principal in an identity policy", `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"*","Resource":"*"}]}`, Identity, false},
 	{"no principal in a trust policy", `{"Statement":[{"Effect":"Allow","Action":"sts:AssumeRole"}]}`, Trust, false},

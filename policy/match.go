@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // A pattern is a policy string compiled for matching: literal text, the
@@ -228,7 +229,9 @@ func globUnits(units []unit, vals *resolved, s string, fold bool) bool {
 				ui++
 				continue
 			case unitQuestion:
-				ui, si = ui+1, si+1
+				// ? stands for one character, which may take
+				// several bytes.
+				ui, si = ui+1, si+runeLen(s, si)
 				continue
 			default:
 				if equalByte(textOf(ui)[uo], s[si], fold) {
@@ -241,9 +244,20 @@ func globUnits(units []unit, vals *resolved, s string, fold bool) bool {
 		if starUI < 0 || starSI >= len(s) {
 			return false
 		}
-		starSI++
+		starSI += runeLen(s, starSI)
 		ui, uo, si = starUI+1, 0, starSI
 	}
+}
+
+// runeLen is the length in bytes of the character at s[i], so that ? and
+// a star's backtracking step over whole characters: a star that stopped
+// inside one would let ? count its remaining bytes as characters.
+func runeLen(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return n
 }
 
 // equalText compares pattern text a with s. With fold, a is lower-case (as

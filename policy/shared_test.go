@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // Policies assembled from documents compiled one by one decide as Compile
 // does for the same Set: the account model depends on it.
@@ -80,5 +83,62 @@ func TestMayAllow(t *testing.T) {
 				t.Errorf("MayAllow(%s) = %v, want %v", c.action, got, c.want)
 			}
 		})
+	}
+}
+
+// A document compiled for one action decides and explains requests for
+// that action as the whole document does, for allowed and denied requests
+// of several actions: the
+// engine reads a statement's resources, principals and conditions only
+// once its action matches.
+func TestCompileOneForDecidesAsCompileOne(t *testing.T) {
+	docs := []struct {
+		kind Kind
+		text string
+	}{
+		{Identity, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:Get*","sqs:SendMessage"],"Resource":["arn:aws:s3:::b/*","arn:aws:sqs:*:111122223333:q"],"Condition":{"StringEquals":{"aws:RequestedRegion":"eu-west-1"}}},{"Effect":"Deny","NotAction":["s3:*"],"Resource":"*"},{"Effect":"Allow","Action":"s3:PutObject","NotResource":"arn:aws:s3:::b/secret/*"},{"Effect":"Deny","Action":"s3:GetObject","Resource":"arn:aws:s3:::b/${aws:username}/*"}]}`},
+		{Resource, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:user/alice"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::b/*"},{"Effect":"Deny","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::b/*","Condition":{"Bool":{"aws:SecureTransport":"false"}}}]}`},
+	}
+	requests := []Request{
+		{Principal: "arn:aws:iam::111122223333:user/alice", Action: "s3:GetObject", Resource: "arn:aws:s3:::b/alice/k"},
+		{Principal: "arn:aws:iam::111122223333:user/alice", Action: "S3:getobject", Resource: "arn:aws:s3:::b/k"},
+		{Principal: "arn:aws:iam::111122223333:user/bob", Action: "s3:PutObject", Resource: "arn:aws:s3:::b/secret/k"},
+		{Principal: "arn:aws:iam::111122223333:user/bob", Action: "s3:PutObject", Resource: "arn:aws:s3:::b/k"},
+		{Principal: "arn:aws:iam::111122223333:user/bob", Action: "sqs:SendMessage", Resource: "arn:aws:sqs:eu-west-1:111122223333:q"},
+		{Principal: "arn:aws:iam::111122223333:user/bob", Action: "ec2:RunInstances", Resource: "*"},
+	}
+	for _, d := range docs {
+		doc, err := Parse([]byte(d.text), d.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := CompileOne(Named{Name: "p", Document: doc}, d.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range requests {
+			for _, secure := range []string{"true", "false"} {
+				r := r
+				r.Context = Context{}
+				r.Context.Set("aws:RequestedRegion", "eu-west-1")
+				r.Context.Set("aws:SecureTransport", secure)
+				r.Context.Set("aws:username", "alice")
+				one, err := CompileOneFor(Named{Name: "p", Document: doc}, d.kind, r.Action)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var base Policies
+				place := func(c *Compiled) *Policies {
+					if d.kind == Identity {
+						return base.With(Parts{Identity: []*Compiled{c}})
+					}
+					return base.With(Parts{Resource: c})
+				}
+				got, want := place(one).Explain(&r), place(whole).Explain(&r)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s %s on %s (SecureTransport %s): compiled for the action %+v, whole %+v", d.kind, r.Action, r.Resource, secure, got, want)
+				}
+			}
+		}
 	}
 }

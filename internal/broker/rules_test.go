@@ -157,6 +157,8 @@ func TestOptionChecks(t *testing.T) {
 		{"an empty cluster name is refused", CheckClusterName(""), false},
 		{"a cluster name with a character tags refuse", CheckClusterName("prod;eu"), false},
 		{"a cluster name past 256 characters is refused", CheckClusterName(strings.Repeat("a", 257)), false},
+		{"a cluster name of 256 characters, some of several bytes, is accepted", CheckClusterName(strings.Repeat("é", 256)), true},
+		{"a cluster name of 257 characters of several bytes is refused", CheckClusterName(strings.Repeat("é", 257)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if (tc.err == nil) != tc.ok {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,7 +76,7 @@ func CheckSessionDuration(d time.Duration) error {
 // CheckClusterName refuses a cluster name that cannot be the leash-cluster
 // session tag's value.
 func CheckClusterName(name string) error {
-	if name == "" || !tagValue.MatchString(name) {
+	if name == "" || utf8.RuneCountInString(name) > maxTagValue || !tagValue.MatchString(name) {
 		return fmt.Errorf("cluster name %q cannot be a session tag value (1 to 256 letters, digits, spaces and _ . : / = + - @); give one such as prod-eu", name)
 	}
 	return nil

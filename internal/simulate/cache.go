@@ -5,14 +5,26 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"sync"
+	"unsafe"
 
 	"leash.dev/leash/policy"
 )
 
-// docCacheSize bounds the documents a run keeps parsed: enough for the
-// documents a batch shares (SCPs, boundaries, common managed policies),
-// small enough that a batch of distinct documents runs in constant memory.
-const docCacheSize = 1024
+// docCacheSize bounds the documents a run keeps parsed, and docCacheBytes
+// their text: enough for the documents a batch shares (SCPs, boundaries,
+// common managed policies), small enough that a batch of distinct
+// documents runs in constant memory. The text bounds the compiled
+// documents too, which are a few times larger: a batch of large documents
+// (tens of statements each) must not fill the heap the garbage collector
+// is held to (streamMemoryLimit), or it would collect without pause.
+const (
+	docCacheSize  = 1024
+	docCacheBytes = 1 << 20
+)
+
+// seenSlots is how many documents the cache remembers having seen once,
+// by hash alone (see docCache).
+const seenSlots = 1 << 14
 
 // docCache keeps the most recently used policy documents, parsed and
 // compiled, keyed by their kind and exact bytes, so that a document repeated
@@ -21,13 +33,23 @@ const docCacheSize = 1024
 // bytes, computed once a lookup and outside the lock, and then compared
 // whole, so two documents can never be taken for each other; of two that
 // share a hash only the later is kept. A nil *docCache parses every time.
+//
+// A document is kept only from its second use: most documents of a batch
+// may be each request's own, and keeping those would only push out the
+// shared ones and make the heap larger for nothing. seen remembers the
+// hashes of documents used once (a slot a hash, the later overwriting),
+// which costs a second parse of each shared document and spares the cache
+// every document used once.
 // It is safe for concurrent use: a stream's workers share it.
 type docCache struct {
-	mu     sync.Mutex
-	max    int
-	seed   maphash.Seed
-	byHash map[uint64]*list.Element
-	order  list.List // front: most recently used
+	mu       sync.Mutex
+	max      int
+	maxBytes int
+	bytes    int // the text of the documents kept
+	seed     maphash.Seed
+	byHash   map[uint64]*list.Element
+	order    list.List // front: most recently used
+	seen     []uint64  // by hash modulo its length: hashes used once
 }
 
 // docEntry is one document: parsed, and compiled unless it failed to parse
@@ -46,42 +68,58 @@ type docEntry struct {
 	compiled *policy.Compiled
 }
 
-func newDocCache(max int) *docCache {
-	return &docCache{max: max, seed: maphash.MakeSeed(), byHash: map[uint64]*list.Element{}}
+// newDocCache returns a cache of at most max documents and maxBytes of
+// their text.
+func newDocCache(max, maxBytes int) *docCache {
+	return &docCache{max: max, maxBytes: maxBytes, seed: maphash.MakeSeed(), byHash: map[uint64]*list.Element{}, seen: make([]uint64, seenSlots)}
 }
 
-// newDocEntry parses and compiles raw as kind. The parsed document's
+// newDocEntry parses and compiles raw as kind: for every action when
+// action is "", else for requests for action alone (policy.CompileOneFor),
+// which is all a document used by one request needs. The parsed document's
 // strings are slices of raw, which the entry keeps as its key.
-func newDocEntry(raw string, kind policy.Kind) *docEntry {
+func newDocEntry(raw string, kind policy.Kind, action string) *docEntry {
 	e := &docEntry{kind: kind, raw: raw}
 	e.doc, e.err = parseDoc(raw, kind)
 	if e.err == nil {
-		// CompileOne places a trust policy as Compile does (as Resource).
-		if c, err := policy.CompileOne(policy.Named{Document: e.doc}, kind); err == nil {
+		// Both place a trust policy as Compile does (as Resource).
+		var c *policy.Compiled
+		var err error
+		if action == "" {
+			c, err = policy.CompileOne(policy.Named{Document: e.doc}, kind)
+		} else {
+			c, err = policy.CompileOneFor(policy.Named{Document: e.doc}, kind, action)
+		}
+		if err == nil {
 			e.compiled = c
 		}
 	}
 	return e
 }
 
-// get returns the entry of raw as kind, from the cache when it was seen
-// before, else parsed and compiled; a nil cache parses and compiles every
-// time. The work is done outside the lock, so that workers parsing
-// different documents do not wait for each other; two workers meeting the
-// same new document may both parse it, and the first kept wins.
-func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
+// get returns the entry of raw as kind for a request for action: from the
+// cache when it is kept there; else parsed and compiled for every action
+// and kept, when it was used before; else parsed and compiled for action
+// alone, and not kept. A nil cache parses and compiles every time. The work
+// is done outside the lock, so that workers parsing different documents do
+// not wait for each other; two workers meeting the same document may both
+// parse it, and the first kept wins.
+func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *docEntry {
 	if c == nil {
-		return newDocEntry(string(raw), kind)
+		return newDocEntry(string(raw), kind, "")
 	}
 	sum := c.sum(raw, kind)
-	if e := c.lookup(sum, raw, kind); e != nil {
+	e, keep := c.lookup(sum, raw, kind)
+	if e != nil {
 		return e
 	}
-	entry := newDocEntry(string(raw), kind)
-	entry.hash = sum
-	if entry.compiled != nil {
-		entry.doc = nil
+	if !keep {
+		// Not kept, so not copied: the entry lives as long as the
+		// request, whose bytes are never changed once read.
+		return newDocEntry(unsafe.String(unsafe.SliceData(raw), len(raw)), kind, action)
 	}
+	entry := newDocEntry(string(raw), kind, "")
+	entry.hash = sum
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byHash[sum]; ok {
@@ -89,14 +127,25 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind) *docEntry {
 			c.order.MoveToFront(el)
 			return e
 		}
-		c.order.Remove(el) // another document with the same hash
+		c.remove(el) // another document with the same hash
+		delete(c.byHash, sum)
 	}
-	if c.order.Len() >= c.max {
-		oldest := c.order.Remove(c.order.Back()).(*docEntry)
-		delete(c.byHash, oldest.hash)
+	if entry.compiled != nil {
+		entry.doc = nil
+	}
+	for c.order.Len() > 0 && (c.order.Len() >= c.max || c.bytes+len(raw) > c.maxBytes) {
+		c.remove(c.order.Back())
 	}
 	c.byHash[sum] = c.order.PushFront(entry)
+	c.bytes += len(entry.raw)
 	return entry
+}
+
+// remove drops a kept document; c.mu is held.
+func (c *docCache) remove(el *list.Element) {
+	e := c.order.Remove(el).(*docEntry)
+	delete(c.byHash, e.hash)
+	c.bytes -= len(e.raw)
 }
 
 // sum is the hash of raw as kind.
@@ -108,18 +157,23 @@ func (c *docCache) sum(raw json.RawMessage, kind policy.Kind) uint64 {
 	return h.Sum64()
 }
 
-// lookup returns the cached entry of raw as kind, or nil.
-func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) *docEntry {
+// lookup returns the cached entry of raw as kind, or nil and whether to
+// keep it: whether it was used once before (its hash is in seen), which
+// the call then forgets, or else remembers this use.
+func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) (*docEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byHash[sum]
-	if !ok {
-		return nil
+	if el, ok := c.byHash[sum]; ok {
+		if e := el.Value.(*docEntry); e.kind == kind && e.raw == string(raw) {
+			c.order.MoveToFront(el)
+			return e, false
+		}
 	}
-	e := el.Value.(*docEntry)
-	if e.kind != kind || e.raw != string(raw) {
-		return nil
+	slot := &c.seen[sum%uint64(len(c.seen))]
+	if *slot != sum || len(raw) > c.maxBytes/16 {
+		*slot = sum
+		return nil, false
 	}
-	c.order.MoveToFront(el)
-	return e
+	*slot = 0
+	return nil, true
 }

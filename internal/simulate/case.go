@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/jsonscan"
 	"leash.dev/leash/policy"
 )
 
@@ -165,7 +166,7 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	var set policy.Set
 	var err error
 	for i, n := range c.IdentityPolicies {
-		e := cache.get(n.Document, policy.Identity)
+		e := cache.get(n.Document, policy.Identity, c.Action)
 		if e.err != nil {
 			return none, policy.Set{}, fail(fmt.Sprintf("identityPolicies[%d].document", i), e.err)
 		}
@@ -178,36 +179,36 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	}
 	var e *docEntry
 	name := nameOr(c.ResourcePolicyName, "resource-policy")
-	if set.ResourcePolicy, e, err = cache.optional(c.ResourcePolicy, name, policy.ResourcePolicyKind(c.Action, c.Resource)); err != nil {
+	if set.ResourcePolicy, e, err = cache.optional(c.ResourcePolicy, name, policy.ResourcePolicyKind(c.Action, c.Resource), c.Action); err != nil {
 		return none, policy.Set{}, fail("resourcePolicy", err)
 	}
 	asm.single(policy.Resource, e, name)
 	name = nameOr(c.BoundaryName, "permissions-boundary")
-	if set.Boundary, e, err = cache.optional(c.PermissionsBoundary, name, policy.Boundary); err != nil {
+	if set.Boundary, e, err = cache.optional(c.PermissionsBoundary, name, policy.Boundary, c.Action); err != nil {
 		return none, policy.Set{}, fail("permissionsBoundary", err)
 	}
 	asm.single(policy.Boundary, e, name)
 	name = nameOr(c.SessionPolicyName, "session-policy")
-	if set.Session, e, err = cache.optional(c.SessionPolicy, name, policy.Session); err != nil {
+	if set.Session, e, err = cache.optional(c.SessionPolicy, name, policy.Session, c.Action); err != nil {
 		return none, policy.Set{}, fail("sessionPolicy", err)
 	}
 	asm.single(policy.Session, e, name)
-	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, fail, asm); err != nil {
+	if set.SCPs, err = cache.levels(c.SCPs, "scps", policy.SCP, c.Action, fail, asm); err != nil {
 		return none, policy.Set{}, err
 	}
-	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, fail, asm); err != nil {
+	if set.RCPs, err = cache.levels(c.RCPs, "rcps", policy.RCP, c.Action, fail, asm); err != nil {
 		return none, policy.Set{}, err
 	}
 	return req, set, nil
 }
 
-func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, fail func(string, error) error, asm *assembly) ([][]policy.Named, error) {
+func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, action string, fail func(string, error) error, asm *assembly) ([][]policy.Named, error) {
 	var out [][]policy.Named
 	for li, level := range in {
 		var docs []policy.Named
 		var compiled []*policy.Compiled
 		for i, n := range level {
-			e := cache.get(n.Document, kind)
+			e := cache.get(n.Document, kind, action)
 			if e.err != nil {
 				return nil, fail(fmt.Sprintf("%s[%d][%d].document", field, li, i), e.err)
 			}
@@ -226,13 +227,13 @@ func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Ki
 	return out, nil
 }
 
-// optional parses a single document that may be absent: then it returns
-// nils.
-func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Kind) (*policy.Named, *docEntry, error) {
+// optional parses a single document that may be absent (then it returns
+// nils), for a request for action.
+func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Kind, action string) (*policy.Named, *docEntry, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil, nil
 	}
-	e := cache.get(raw, kind)
+	e := cache.get(raw, kind, action)
 	if e.err != nil {
 		return nil, nil, e.err
 	}
@@ -304,22 +305,19 @@ func setContext(ctx *policy.Context, key string, raw json.RawMessage) error {
 }
 
 // plainScalar reads the common context value without a decoder: true,
-// false, or a string of printable ASCII without escapes, which decodes to
-// its own bytes. Anything else goes to setContext's decoder.
+// false, or a string, decoded as encoding/json decodes it (jsonscan leaves
+// the strings it would change). Anything else goes to setContext's decoder.
 func plainScalar(raw json.RawMessage) (string, bool) {
 	switch string(raw) {
 	case "true", "false":
 		return string(raw), true
 	}
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	s := jsonscan.New(string(raw))
+	v, ok := s.Str()
+	if !ok || !s.End() {
 		return "", false
 	}
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(raw[1 : len(raw)-1]), true
+	return v, true
 }
 
 func validARN(s string) bool {

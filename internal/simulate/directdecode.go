@@ -7,9 +7,10 @@ import (
 	"leash.dev/leash/internal/jsonscan"
 )
 
-// decodeDirect decodes the common request (ASCII strings without escapes,
-// each field once, no nulls) into c without reflection, its documents and
-// context values slices of data rather than copies. For anything else it
+// decodeDirect decodes the common request (strings of valid UTF-8, escapes
+// as encoding/json decodes them, each field once, no nulls) into c without
+// reflection, its documents and context values slices of data rather than
+// copies. For anything else it
 // reports false, and decode takes the general path; for the input it takes,
 // c is what encoding/json makes of it, which
 // TestDecodeDirectAgreesWithEncodingJSON and FuzzDecodeDirect pin.

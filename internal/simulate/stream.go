@@ -54,7 +54,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	jobs := make(chan *job, pipelineDepth)
 	queue := make(chan *job, queueDepth)
 	go readJobs(r, jobs, queue, stop)
-	cache := newDocCache(docCacheSize)
+	cache := newDocCache(docCacheSize, docCacheBytes)
 	for range workers() {
 		go decideJobs(jobs, source, cache, output)
 	}
