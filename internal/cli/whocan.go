@@ -230,7 +230,7 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if err != nil {
 		return err
 	}
-	m, err := whocan.NewModel(snap, org)
+	m, err := whocan.NewModelFor(snap, org, modelAction(o, q))
 	if err != nil {
 		return &inputerr.Error{Msg: err.Error()}
 	}
@@ -392,4 +392,13 @@ func buildGraph(ctx context.Context, m *whocan.Model, o whoCanOptions) (*whocan.
 		return nil, fmt.Errorf("stopped before the escalation graph was built: %w", errInterrupted)
 	}
 	return g, nil
+}
+
+// modelAction is the one action a model needs compiling for: the
+// question's, unless the escalation graph asks about every edge action.
+func modelAction(o whoCanOptions, q whocan.Question) string {
+	if o.escalation || o.graphOnly {
+		return ""
+	}
+	return q.Action
 }

@@ -32,7 +32,7 @@ func runWhoCanOrg(ctx context.Context, o whoCanOptions, q whocan.Question) error
 	if err != nil {
 		return err
 	}
-	m, err := whocan.NewOrgModel(org)
+	m, err := whocan.NewOrgModelFor(org, modelAction(o, q))
 	if err != nil {
 		return &inputerr.Error{Source: o.orgDir, Msg: err.Error()}
 	}

@@ -123,6 +123,19 @@ func TestWhoCanEqualsEachPrincipalsOwnDecision(t *testing.T) {
 		for _, row := range ans.Rows {
 			got[row.ARN] = row.Decision
 		}
+		// A model compiled for the question's action alone answers alike,
+		// to the deciding statements.
+		one, err := NewModelFor(m.Snapshot, Org{}, q.Action)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := one.WhoCan(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := rowsText(alone), rowsText(ans); !slices.Equal(a, b) {
+			t.Errorf("%s: the model for the action alone answers %d rows, the whole model %d", q.Action, len(a), len(b))
+		}
 		resource := q.Resource
 		if resource == "" {
 			resource = "*"

@@ -165,7 +165,10 @@ var boundaryActions = map[Kind][]string{
 // principals that may allow it are asked by the engine, per class of
 // targets and per target its policies single out.
 func (m *Model) Graph() *Graph {
-	g, _ := m.graph(context.Background(), graphOptions{spaceMin: spaceMin})
+	g, err := m.graph(context.Background(), graphOptions{spaceMin: spaceMin})
+	if err != nil {
+		panic("whocan: " + err.Error()) // a model of one action: a caller's mistake
+	}
 	return g
 }
 
@@ -176,6 +179,9 @@ func (m *Model) BuildGraph(ctx context.Context, o BuildOptions) (*Graph, error) 
 }
 
 func (m *Model) graph(ctx context.Context, opts graphOptions) (*Graph, error) {
+	if m.action != "" {
+		return nil, fmt.Errorf("the model is compiled for %s alone and builds no escalation graph: make it with NewModel", m.action)
+	}
 	n := len(m.Principals)
 	g := &Graph{m: m, opts: opts, Admin: int32(n), paths: analyze.ServicePaths(), cat: catalog.Default(),
 		trusting: map[string][]int32{}, namedBy: map[string][]int32{}, groupNames: sortedGroupNames(m.Snapshot),

@@ -84,6 +84,18 @@ type Model struct {
 	// question's context sets them, the escalation graph's requests
 	// included: aws:RequestedRegion, which every real request has.
 	Defaults map[string][]string
+	// action is the one action the model's documents are compiled for, ""
+	// for every action.
+	action string
+}
+
+// compile compiles one of the snapshot's documents for the model's
+// questions.
+func (m *Model) compile(n policy.Named, kind policy.Kind) (*policy.Compiled, error) {
+	if m.action == "" {
+		return policy.CompileOne(n, kind)
+	}
+	return policy.CompileOneFor(n, kind, m.action)
 }
 
 type compiledGroup struct {
@@ -93,11 +105,20 @@ type compiledGroup struct {
 
 // NewModel compiles the snapshot's policies under the organization's.
 func NewModel(s *Snapshot, org Org) (*Model, error) {
+	return NewModelFor(s, org, "")
+}
+
+// NewModelFor is NewModel for questions about one action alone (all
+// actions when action is ""): the statements that cannot apply to it are
+// not compiled (policy.CompileOneFor), which is most of the work of one
+// question. Such a model answers WhoCan for that action only, and builds
+// no escalation graph.
+func NewModelFor(s *Snapshot, org Org, action string) (*Model, error) {
 	base, err := policy.Compile(policy.Set{SCPs: org.SCPs, RCPs: org.RCPs})
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Snapshot: s, base: base, byARN: map[string]int{}, managed: make(map[string]*policy.Compiled, len(s.Policies)), groups: map[string]*compiledGroup{}}
+	m := &Model{Snapshot: s, base: base, action: action, byARN: map[string]int{}, managed: make(map[string]*policy.Compiled, len(s.Policies)), groups: map[string]*compiledGroup{}}
 	var arns []string
 	for _, arn := range sortedKeys(s.Policies) {
 		if s.Policies[arn].Document != nil {
@@ -107,7 +128,7 @@ func NewModel(s *Snapshot, org Org) (*Model, error) {
 	compiled := make([]*policy.Compiled, len(arns))
 	err = parallel(len(arns), func(i int) error {
 		var err error
-		compiled[i], err = policy.CompileOne(policy.Named{Name: arns[i], Document: s.Policies[arns[i]].Document}, policy.Identity)
+		compiled[i], err = m.compile(policy.Named{Name: arns[i], Document: s.Policies[arns[i]].Document}, policy.Identity)
 		if err != nil {
 			return fmt.Errorf("%s: managed policy %s: %w", s.Source, arns[i], err)
 		}
@@ -123,7 +144,7 @@ func NewModel(s *Snapshot, org Org) (*Model, error) {
 		cg := &compiledGroup{}
 		for _, in := range g.Inline {
 			key := g.ARN + "#" + in.Name
-			c, err := policy.CompileOne(policy.Named{Name: key, Document: in.Document}, policy.Identity)
+			c, err := m.compile(policy.Named{Name: key, Document: in.Document}, policy.Identity)
 			if err != nil {
 				return nil, fmt.Errorf("%s: group %s inline policy %s: %w", s.Source, name, in.Name, err)
 			}
@@ -183,7 +204,7 @@ func (m *Model) attach(p *Principal, arn, via string) {
 func (m *Model) inline(p *Principal, holderARN, via string, list []Inline) error {
 	for _, in := range list {
 		key := holderARN + "#" + in.Name
-		c, err := policy.CompileOne(policy.Named{Name: key, Document: in.Document}, policy.Identity)
+		c, err := m.compile(policy.Named{Name: key, Document: in.Document}, policy.Identity)
 		if err != nil {
 			return fmt.Errorf("%s: %s inline policy %s: %w", m.Snapshot.Source, via, in.Name, err)
 		}
@@ -205,7 +226,7 @@ func (m *Model) setBoundary(p *Principal, arn, via string) error {
 	// A boundary is compiled as a boundary (its statements explain as
 	// such), apart from the identity copy of the same managed policy.
 	key := "boundary:" + arn
-	c, err := policy.CompileOne(policy.Named{Name: arn, Document: mp.Document}, policy.Boundary)
+	c, err := m.compile(policy.Named{Name: arn, Document: mp.Document}, policy.Boundary)
 	if err != nil {
 		return fmt.Errorf("%s: boundary %s: %w", m.Snapshot.Source, arn, err)
 	}
@@ -265,7 +286,7 @@ func (m *Model) newRole(r *Role) (*Principal, error) {
 		return nil, err
 	}
 	if r.Trust != nil {
-		c, err := policy.CompileOne(policy.Named{Name: "trust policy of role " + r.Name, Document: r.Trust}, policy.Trust)
+		c, err := m.compile(policy.Named{Name: "trust policy of role " + r.Name, Document: r.Trust}, policy.Trust)
 		if err != nil {
 			return nil, fmt.Errorf("%s: role %s trust policy: %w", m.Snapshot.Source, r.Name, err)
 		}

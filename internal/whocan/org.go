@@ -140,6 +140,12 @@ func (m *Model) addOrgKeys(c *policy.Context, caller string) {
 // organization, each under its own account's SCPs and, for each resource,
 // the RCPs of the resource's account.
 func NewOrgModel(org *Organization) (*Model, error) {
+	return NewOrgModelFor(org, "")
+}
+
+// NewOrgModelFor is NewOrgModel for questions about one action alone, as
+// NewModelFor.
+func NewOrgModelFor(org *Organization, action string) (*Model, error) {
 	op := &orgPolicies{id: org.ID, scps: map[string][][]*policy.Compiled{}, rcps: map[string][][]*policy.Compiled{}, paths: map[string]string{}}
 	compiled := map[string]*policy.Compiled{}
 	compile := func(n policy.Named, kind policy.Kind) (*policy.Compiled, error) {
@@ -193,7 +199,7 @@ func NewOrgModel(org *Organization) (*Model, error) {
 	for _, key := range sortedKeys(compiled) {
 		op.docs = append(op.docs, compiled[key])
 	}
-	m, err := NewModel(mergeSnapshots(org), Org{})
+	m, err := NewModelFor(mergeSnapshots(org), Org{}, action)
 	if err != nil {
 		return nil, err
 	}

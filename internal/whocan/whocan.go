@@ -1,7 +1,9 @@
 package whocan
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"leash.dev/leash/policy"
 )
@@ -94,6 +96,9 @@ type asker struct {
 }
 
 func (m *Model) asker(q Question) (*asker, error) {
+	if m.action != "" && !strings.EqualFold(m.action, q.Action) {
+		return nil, fmt.Errorf("the model is compiled for %s alone, not %s: make it with NewModel", m.action, q.Action)
+	}
 	a := &asker{m: m, q: q, resource: q.Resource}
 	if a.resource == "" {
 		a.resource = "*"
