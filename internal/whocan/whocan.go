@@ -182,12 +182,21 @@ func (m *Model) WhoCan(q Question) (*Answer, error) {
 		return nil, err
 	}
 	ans := &Answer{Action: q.Action, Resource: a.resource}
-	for _, p := range a.principals() {
-		d := a.decide(p)
-		if d != policy.Allowed && !q.All && !a.unknown(p, d) {
-			continue
+	// Each principal is decided and explained on every core, in place.
+	ps := a.principals()
+	rows := make([]Row, len(ps))
+	listed := make([]bool, len(ps))
+	_ = parallel(len(ps), func(i int) error {
+		d := a.decide(ps[i])
+		if d == policy.Allowed || q.All || a.unknown(ps[i], d) {
+			rows[i], listed[i] = a.row(ps[i], d), true
 		}
-		ans.Rows = append(ans.Rows, a.row(p, d))
+		return nil
+	})
+	for i := range rows {
+		if listed[i] {
+			ans.Rows = append(ans.Rows, rows[i])
+		}
 	}
 	sortRows(ans.Rows)
 	return ans, nil
