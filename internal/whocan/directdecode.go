@@ -97,44 +97,44 @@ func setString(to *string, raw []byte, ok bool) bool {
 	return ok && isString
 }
 
-// elements is a JSON array's elements; null is none, and leaves the list
-// nil as encoding/json does.
+// elements is a JSON array's elements; null is none (nil), where an empty
+// array is an empty list.
 func elements(raw []byte) ([][]byte, bool) {
 	if string(raw) == "null" {
 		return nil, true
 	}
-	return arrayElements(raw)
+	elems, ok := arrayElements(raw)
+	if ok && elems == nil {
+		elems = [][]byte{}
+	}
+	return elems, ok
 }
 
-func setStrings(to *[]string, raw []byte, ok bool) bool {
+// setList decodes a JSON array (null leaves the list nil, as
+// encoding/json does) into to, each element with set.
+func setList[T any](to *[]T, raw []byte, ok bool, set func(d *T, elem []byte, ok bool) bool) bool {
 	elems, isArray := elements(raw)
 	if !isArray {
 		return false
 	}
-	if elems == nil && string(raw) == "null" {
+	if elems == nil {
 		*to = nil
 		return ok
 	}
-	*to = make([]string, len(elems))
+	*to = make([]T, len(elems))
 	for i, e := range elems {
-		ok = setString(&(*to)[i], e, ok)
+		ok = set(&(*to)[i], e, ok)
 	}
 	return ok
 }
 
+func setStrings(to *[]string, raw []byte, ok bool) bool {
+	return setList(to, raw, ok, setString)
+}
+
 func setInline(to *[]inlineDetail, raw []byte, ok bool) bool {
-	elems, isArray := elements(raw)
-	if !isArray {
-		return false
-	}
-	if elems == nil && string(raw) == "null" {
-		*to = nil
-		return ok
-	}
-	*to = make([]inlineDetail, len(elems))
-	for i, e := range elems {
-		d := &(*to)[i]
-		ok = eachField(e, func(key string, raw []byte) {
+	return setList(to, raw, ok, func(d *inlineDetail, elem []byte, ok bool) bool {
+		return eachField(elem, func(key string, raw []byte) {
 			switch key {
 			case "PolicyName":
 				ok = setString(&d.PolicyName, raw, ok)
@@ -142,23 +142,12 @@ func setInline(to *[]inlineDetail, raw []byte, ok bool) bool {
 				d.PolicyDocument = raw
 			}
 		}) && ok
-	}
-	return ok
+	})
 }
 
 func setAttached(to *[]attachedDetail, raw []byte, ok bool) bool {
-	elems, isArray := elements(raw)
-	if !isArray {
-		return false
-	}
-	if elems == nil && string(raw) == "null" {
-		*to = nil
-		return ok
-	}
-	*to = make([]attachedDetail, len(elems))
-	for i, e := range elems {
-		d := &(*to)[i]
-		ok = eachField(e, func(key string, raw []byte) {
+	return setList(to, raw, ok, func(d *attachedDetail, elem []byte, ok bool) bool {
+		return eachField(elem, func(key string, raw []byte) {
 			switch key {
 			case "PolicyName":
 				ok = setString(&d.PolicyName, raw, ok)
@@ -166,8 +155,7 @@ func setAttached(to *[]attachedDetail, raw []byte, ok bool) bool {
 				ok = setString(&d.PolicyArn, raw, ok)
 			}
 		}) && ok
-	}
-	return ok
+	})
 }
 
 func setBoundary(to **boundaryDetail, raw []byte, ok bool) bool {
