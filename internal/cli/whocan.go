@@ -226,15 +226,35 @@ func runWhoCan(ctx context.Context, o whoCanOptions, action, resource string) er
 	if o.orgDir != "" {
 		return runWhoCanOrg(ctx, o, q)
 	}
-	snap, err := readSnapshot(ctx, o)
+	var m *whocan.Model
+	err = untilDone(ctx, "reading the account", func() error {
+		snap, err := readSnapshot(ctx, o)
+		if err != nil {
+			return err
+		}
+		if m, err = whocan.NewModelFor(snap, org, modelAction(o, q)); err != nil {
+			return &inputerr.Error{Msg: err.Error()}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	m, err := whocan.NewModelFor(snap, org, modelAction(o, q))
-	if err != nil {
-		return &inputerr.Error{Msg: err.Error()}
-	}
 	return answerWhoCan(ctx, o, m, q, nil)
+}
+
+// untilDone runs work, and returns at once when ctx ends first (SIGINT,
+// SIGTERM): reading and compiling a large snapshot takes seconds and looks
+// at no context, and the process exits with the work left behind.
+func untilDone(ctx context.Context, what string, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("stopped while %s: %w", what, errInterrupted)
+	}
 }
 
 // answerWhoCan answers the question of the model and prints it, with the

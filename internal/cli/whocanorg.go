@@ -28,13 +28,20 @@ func checkOrgFlags(o whoCanOptions) error {
 
 // runWhoCanOrg answers over an organization folder (--org).
 func runWhoCanOrg(ctx context.Context, o whoCanOptions, q whocan.Question) error {
-	org, err := whocan.LoadOrganization(o.orgDir)
+	var org *whocan.Organization
+	var m *whocan.Model
+	err := untilDone(ctx, "reading the organization", func() error {
+		var err error
+		if org, err = whocan.LoadOrganization(o.orgDir); err != nil {
+			return err
+		}
+		if m, err = whocan.NewOrgModelFor(org, modelAction(o, q)); err != nil {
+			return &inputerr.Error{Source: o.orgDir, Msg: err.Error()}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	m, err := whocan.NewOrgModelFor(org, modelAction(o, q))
-	if err != nil {
-		return &inputerr.Error{Source: o.orgDir, Msg: err.Error()}
 	}
 	warnings := org.Warnings
 	if a, ok := policy.ParseARN(q.Resource); ok && a.Account == "" && q.ResourceAccount == "" {
