@@ -213,27 +213,13 @@ func (g *Graph) reachesAdmin(i int32) bool {
 // action the graph asks for an edge: the edges' own actions, the steps of
 // the service paths, changing one's own permissions or lifting a boundary.
 func (g *Graph) groupAllowsEdges(name string) bool {
-	var docs []*policy.Compiled
-	docs = append(docs, g.m.groups[name].identity...)
-	for _, arn := range g.m.Snapshot.Groups[name].Attached {
-		if c, ok := g.m.managed[arn]; ok {
-			docs = append(docs, c)
-		}
-	}
 	actions := append(append(append([]string(nil), edgeActions[:]...), selfActions...), boundaryActions[KindUser]...)
 	for _, sp := range g.paths {
 		for _, step := range sp.Steps {
 			actions = append(actions, step...)
 		}
 	}
-	for _, c := range docs {
-		for _, a := range actions {
-			if a != "" && c.MayAllow(a) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(actions, func(a string) bool { return a != "" && g.groupMayAllow(name, a) })
 }
 
 // dropUserEdges removes from each member node the edges its user has too:

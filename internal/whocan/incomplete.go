@@ -4,8 +4,9 @@ import (
 	"leash.dev/leash/policy"
 )
 
-// anyIdentity is anyPermission compiled as an identity policy: it stands
-// for the identity policies a snapshot names but does not hold.
+// anyIdentity is anyPermission compiled once as an identity policy: the
+// Admin node's, and the stand-in for the identity policies a snapshot names
+// but does not hold.
 var anyIdentity = func() *policy.Compiled {
 	c, err := policy.CompileOne(policy.Named{Name: "policies the snapshot lacks", Document: anyPermission}, policy.Identity)
 	if err != nil {
