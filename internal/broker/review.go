@@ -77,6 +77,14 @@ func (r *reviewer) review(ctx context.Context, token string) (identity, *refusal
 		return got.id, nil
 	}
 	v, _, _ := r.flight.Do(hex.EncodeToString(key[:]), func() (any, error) {
+		// A flight that ended between the look above and this one has
+		// remembered its answer: take it rather than ask again.
+		r.mu.Lock()
+		got, ok := r.accepted[key]
+		r.mu.Unlock()
+		if ok && r.now().Before(got.until) {
+			return reviewAnswer{got.id, nil}, nil
+		}
 		id, ref := r.ask(ctx, token)
 		if ref == nil {
 			r.remember(key, id, tokenClaims(token).exp)
