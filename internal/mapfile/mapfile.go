@@ -17,6 +17,22 @@ const minMapped = 1 << 20
 // A file truncated while mapped makes later reads of the lost pages fault
 // (SIGBUS): give a snapshot nothing is writing.
 func Read(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.Data, nil
+}
+
+// File is a file's bytes, mapped or read, for a caller done with them
+// before the process ends.
+type File struct {
+	Data   []byte
+	mapped bool
+}
+
+// Open returns the file's bytes as Read does; Close releases them.
+func Open(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -28,8 +44,30 @@ func Read(path string) ([]byte, error) {
 	}
 	if st.Mode().IsRegular() && st.Size() >= minMapped && int64(int(st.Size())) == st.Size() {
 		if data, err := mapped(f, int(st.Size())); err == nil {
-			return data, nil
+			return &File{Data: data, mapped: true}, nil
 		}
 	}
-	return os.ReadFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Data: data}, nil
+}
+
+// Forget tells the system that Data[:n] will not be read again soon: a
+// mapped file's pages there leave the process's memory (they stay in the
+// page cache, and a later read brings them back). A file read sequentially
+// then holds only the pages in use, however large it is.
+func (f *File) Forget(n int) {
+	if f.mapped {
+		forget(f.Data, n)
+	}
+}
+
+// Close releases the bytes: no slice of Data may be used after it.
+func (f *File) Close() {
+	if f.mapped {
+		unmap(f.Data)
+	}
+	f.Data = nil
 }

@@ -33,7 +33,12 @@ type Reader struct {
 	// alone receives, once the reader has looked past the first object of
 	// a non-array input, whether that object was the only one.
 	alone chan bool
+	size  int // the length of input held in memory
 }
+
+// offset is how far the reader has read input held in memory (0 for input
+// from a reader).
+func (r *Reader) offset() int { return r.size - len(r.s.mem) }
 
 // request is one request's bytes as read, before decoding.
 type request struct {
@@ -48,7 +53,17 @@ type request struct {
 // NewReader checks that in starts like requests (an array or an object) and
 // returns a Reader over them.
 func NewReader(in io.Reader, source string) (*Reader, error) {
-	r := &Reader{source: source, s: splitter{br: bufio.NewReaderSize(in, 64<<10), line: 1}}
+	return newReader(splitter{br: bufio.NewReaderSize(in, 64<<10), line: 1}, source)
+}
+
+// newMemReader is NewReader over input already in memory: the requests'
+// bytes are slices of data, which must stay unchanged while they are used.
+func newMemReader(data []byte, source string) (*Reader, error) {
+	return newReader(splitter{mem: data, line: 1}, source)
+}
+
+func newReader(s splitter, source string) (*Reader, error) {
+	r := &Reader{source: source, s: s, size: len(s.mem)}
 	c, err := r.s.peek()
 	if err == io.EOF {
 		return nil, &inputerr.Error{Source: source, Msg: "is empty; give a request object, an array of them, or JSON Lines"}

@@ -14,9 +14,42 @@ import (
 // formed is for the decoder to say. A value ends early at a raw control
 // character inside a string, which no JSON string holds, so that a string
 // left open does not swallow the rest of the input.
+//
+// It reads from br, or else from mem, the whole input already in memory (a
+// mapped file): then each value is a slice of mem, neither copied nor
+// allocated, and the input is one chunk.
 type splitter struct {
 	br   *bufio.Reader
-	line int // line (from 1) of the next byte
+	mem  []byte // the unread input, when br is nil
+	line int    // line (from 1) of the next byte
+}
+
+// chunk returns the input buffered past the reading position, at least
+// one byte; io.EOF at the end of the input, or an *errSplitRead.
+func (s *splitter) chunk() ([]byte, error) {
+	if s.br == nil {
+		if len(s.mem) == 0 {
+			return nil, io.EOF
+		}
+		return s.mem, nil
+	}
+	if buf, err := s.br.Peek(1); len(buf) == 0 {
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, &errSplitRead{err}
+	}
+	chunk, _ := s.br.Peek(s.br.Buffered())
+	return chunk, nil
+}
+
+// discard moves the reading position n bytes on, within the last chunk.
+func (s *splitter) discard(n int) {
+	if s.br == nil {
+		s.mem = s.mem[n:]
+		return
+	}
+	_, _ = s.br.Discard(n)
 }
 
 // errSplitRead marks a failure of the underlying reader, as against bad JSON.
@@ -28,34 +61,31 @@ func (e *errSplitRead) Error() string { return e.err.Error() }
 // first; io.EOF at the end of the input.
 func (s *splitter) peek() (byte, error) {
 	for {
-		buf, err := s.br.Peek(1)
-		if len(buf) == 0 {
-			if err == io.EOF {
-				return 0, io.EOF
-			}
-			return 0, &errSplitRead{err}
+		chunk, err := s.chunk()
+		if err != nil {
+			return 0, err
 		}
-		chunk, _ := s.br.Peek(s.br.Buffered())
 		for i, c := range chunk {
 			switch c {
 			case '\n':
 				s.line++
 			case ' ', '\t', '\r':
 			default:
-				_, _ = s.br.Discard(i)
+				s.discard(i)
 				return c, nil
 			}
 		}
-		_, _ = s.br.Discard(len(chunk))
+		s.discard(len(chunk))
 	}
 }
 
 // skip consumes the byte peek returned.
-func (s *splitter) skip() { _, _ = s.br.Discard(1) }
+func (s *splitter) skip() { s.discard(1) }
 
 // value returns the bytes of the value that starts at the next byte (peek
 // has skipped the whitespace before it), and whether the input ended inside
-// it. The bytes are the caller's to keep.
+// it. The bytes are the caller's to keep, and never to change (they may be
+// a read-only mapping).
 func (s *splitter) value() (data []byte, truncated bool, err error) {
 	var (
 		depth    int
@@ -65,15 +95,14 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 		started  bool
 	)
 	for {
-		buf, perr := s.br.Peek(1)
-		if len(buf) == 0 {
-			if perr == io.EOF {
-				// A number or literal ends at the end of the input.
-				return data, !scalar, nil
-			}
-			return nil, false, &errSplitRead{perr}
+		chunk, perr := s.chunk()
+		if perr == io.EOF {
+			// A number or literal ends at the end of the input.
+			return data, !scalar, nil
 		}
-		chunk, _ := s.br.Peek(s.br.Buffered())
+		if perr != nil {
+			return nil, false, perr
+		}
 		i := 0
 		if !started {
 			started = true
@@ -150,15 +179,23 @@ func (s *splitter) value() (data []byte, truncated bool, err error) {
 			}
 		}
 		if end >= 0 {
-			data = append(data, chunk[:end]...)
-			_, _ = s.br.Discard(end)
+			if s.br == nil {
+				data = chunk[:end:end]
+			} else {
+				data = append(data, chunk[:end]...)
+			}
+			s.discard(end)
 			return data, false, nil
 		}
-		if data == nil {
-			data = make([]byte, 0, 2*len(chunk))
+		if s.br == nil {
+			data = chunk
+		} else {
+			if data == nil {
+				data = make([]byte, 0, 2*len(chunk))
+			}
+			data = append(data, chunk...)
 		}
-		data = append(data, chunk...)
-		_, _ = s.br.Discard(len(chunk))
+		s.discard(len(chunk))
 	}
 }
 

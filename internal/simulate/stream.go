@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"leash.dev/leash/internal/inputerr"
+	"leash.dev/leash/internal/mapfile"
 	"leash.dev/leash/policy"
 )
 
@@ -33,30 +35,40 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		return &inputerr.Error{Source: "--request", Msg: fmt.Sprintf(
 			"cannot be combined with %s; put the policies and actions in the request file, or drop --request", strings.Join(given, ", "))}
 	}
-	source, in := "stdin", stdin
-	if o.Request != "-" {
+	source := "stdin"
+	var r *Reader
+	var err error
+	forget := func(int) {}
+	if o.Request == "-" {
+		r, err = NewReader(stdin, source)
+	} else {
+		// A file is read mapped (when large): the requests are slices of
+		// it, neither copied nor allocated. Every goroutine that reads
+		// them has ended before it is released (below).
 		source = o.Request
-		f, err := os.Open(o.Request)
-		if err != nil {
-			return &inputerr.Error{Source: source, Msg: readFailure("--request", err)}
+		f, ferr := mapfile.Open(o.Request)
+		if ferr != nil {
+			return &inputerr.Error{Source: source, Msg: readFailure("--request", ferr)}
 		}
-		defer func() { _ = f.Close() }() // read only: nothing to lose
-		in = f
+		defer f.Close()
+		r, err = newMemReader(f.Data, source)
+		forget = f.Forget
 	}
-	r, err := NewReader(in, source)
 	if err != nil {
 		return err
 	}
 	defer paceCollector()()
 
+	var running sync.WaitGroup
+	defer running.Wait()
 	stop := make(chan struct{})
 	defer close(stop)
 	jobs := make(chan *job, pipelineDepth)
 	queue := make(chan *job, queueDepth)
-	go readJobs(r, jobs, queue, stop)
+	running.Go(func() { readJobs(r, jobs, queue, stop) })
 	cache := newDocCache(docCacheSize, docCacheBytes)
 	for range workers() {
-		go decideJobs(jobs, source, cache, output)
+		running.Go(func() { decideJobs(jobs, source, cache, output, stop) })
 	}
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
@@ -66,7 +78,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		jw = &jsonWriter{w: w}
 		out = jw
 	}
-	t, err := writeAnswers(queue, w, out, jw)
+	t, err := writeAnswers(queue, w, out, jw, forget)
 	if err != nil {
 		return err
 	}
@@ -126,7 +138,7 @@ func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}) {
 	defer close(queue)
 	for {
 		req, err := r.next()
-		j := &job{req: req, err: err, done: make(chan struct{})}
+		j := &job{req: req, err: err, end: r.offset(), done: make(chan struct{})}
 		if err == nil {
 			select {
 			case jobs <- j:
@@ -146,11 +158,16 @@ func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}) {
 }
 
 // decideJobs is one worker: it decides each job of jobs and closes its
-// done. A request that is not well-formed JSON is marked broken, which
+// done; once stop closes, it only drains jobs. A request that is not well-formed JSON is marked broken, which
 // ends the stream at that request; the JSON form of an answer is rendered
 // here, so that the one writer only copies bytes.
-func decideJobs(jobs <-chan *job, source string, cache *docCache, output string) {
+func decideJobs(jobs <-chan *job, source string, cache *docCache, output string, stop <-chan struct{}) {
 	for j := range jobs {
+		select {
+		case <-stop:
+			continue // the writer has given up: drain
+		default:
+		}
 		c, err := j.req.decode(source)
 		j.req = nil
 		if err != nil {
@@ -177,11 +194,14 @@ type streamTally struct {
 }
 
 // writeAnswers is the writer: it writes each job's answer in input order
-// until the job that ends the reading. At io.EOF it returns the tally with
+// until the job that ends the reading. As it goes, it forgets the input
+// before the requests answered (see job.end), so that a mapped file's
+// pages do not pile up in memory. At io.EOF it returns the tally with
 // nothing closed yet; at another error it closes the answers written so
 // far (a JSON array stays valid) and returns that error.
-func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jsonWriter) (streamTally, error) {
+func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jsonWriter, forget func(int)) (streamTally, error) {
 	var t streamTally
+	forgotten := 0
 	for {
 		d, err := nextAnswer(queue, w)
 		if err != nil {
@@ -198,6 +218,10 @@ func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jso
 			return t, d.err
 		}
 		t.count(&d.o)
+		if d.end-forgotten >= forgetEvery {
+			forget(d.end)
+			forgotten = d.end
+		}
 		if d.rendered != nil {
 			err = jw.element(d.rendered)
 		} else {
@@ -244,7 +268,7 @@ func (t *streamTally) count(o *Outcome) {
 	switch o.Decision {
 	case DecisionError:
 		if t.bad == 0 {
-			t.firstBad = o.Error
+			t.firstBad = strings.Clone(o.Error) // outlives the input's bytes
 		}
 		t.bad++
 	case policy.Allowed.String():
@@ -286,13 +310,21 @@ const (
 	queueDepth    = 128
 )
 
+// forgetEvery is how much of a mapped input is answered before the writer
+// forgets it.
+const forgetEvery = 1 << 20
+
 // job is one request of a stream between the reader, a worker and the
 // writer. The worker sets o (and for JSON output, rendered: o as the
 // writer writes it), or broken when the request is not well-formed JSON,
 // and then closes done; err, set by the reader, ends the stream instead
 // (io.EOF after the last request), as broken does at its request.
 type job struct {
-	req      *request
+	req *request
+	// end is where the request's bytes end in input held in memory: no
+	// request before it is read once its answer is written, since the
+	// answers go out in input order.
+	end      int
 	err      error
 	broken   error // set by the worker: the request is not well-formed JSON
 	o        Outcome
