@@ -23,10 +23,17 @@ import (
 // Every string of the Document without escapes is a slice of text, so that
 // a document costs a handful of allocations rather than one a string.
 func parseDirect(text string, kind Kind) (*Document, bool) {
+	return parseDirectFor(text, kind, "")
+}
+
+// parseDirectFor is parseDirect that, when action is not "", leaves out
+// what CompileOneFor(…, action) does not compile (see ParseFor).
+func parseDirectFor(text string, kind Kind, action string) (*Document, bool) {
 	d := parsers.Get().(*directParser)
 	defer d.release()
 	d.Scanner = &d.sc
 	d.sc.Reset(text)
+	d.action = action
 	doc, ok := d.document(kind)
 	if !ok || !d.End() {
 		return nil, false
@@ -48,8 +55,12 @@ type directParser struct {
 	shapes []uint16
 	stmts  []Statement
 	strs   []string
+	vals   []string
 	conds  []Condition
 	ops    []string
+	// action, when not "", is the one action the document is read for
+	// (ParseFor).
+	action string
 }
 
 // parsers are the directParsers not in use.
@@ -60,30 +71,34 @@ var parsers = sync.Pool{New: func() any { return new(directParser) }}
 func (d *directParser) release() {
 	clear(d.stmts)
 	clear(d.strs)
+	clear(d.vals)
 	clear(d.conds)
 	clear(d.ops)
-	d.stmts, d.strs, d.conds, d.ops, d.shapes = d.stmts[:0], d.strs[:0], d.conds[:0], d.ops[:0], d.shapes[:0]
+	d.stmts, d.strs, d.vals, d.conds, d.ops, d.shapes = d.stmts[:0], d.strs[:0], d.vals[:0], d.conds[:0], d.ops[:0], d.shapes[:0]
+	d.action = ""
 	d.sc.Reset("")
 	d.Scanner = nil
 	parsers.Put(d)
 }
 
 // strings reads a string or a non-empty array of strings; single reports
-// which.
+// which. The list is a view of the scratch d.strs, valid until the next
+// statement: statement keeps a copy of what it keeps.
 func (d *directParser) strings() (list []string, single, ok bool) {
+	start := len(d.strs)
 	if s, ok := d.Str(); ok {
-		return []string{s}, true, true
+		d.strs = append(d.strs, s)
+		return d.strs[start:len(d.strs):len(d.strs)], true, true
 	}
-	d.strs = d.strs[:0]
 	ok = d.Array(func() bool {
 		s, ok := d.Str()
 		d.strs = append(d.strs, s)
 		return ok
 	})
-	if !ok || len(d.strs) == 0 {
+	if !ok || len(d.strs) == start {
 		return nil, false, false
 	}
-	return slices.Clone(d.strs), false, true
+	return d.strs[start:len(d.strs):len(d.strs)], false, true
 }
 
 func (d *directParser) document(kind Kind) (*Document, bool) {
@@ -114,9 +129,9 @@ func (d *directParser) document(kind Kind) (*Document, bool) {
 			seenStatement = true
 			if d.Next('{') {
 				doc.SingleStatement = true
-				return d.statement(doc)
+				return d.statement(doc, kind)
 			}
-			return d.Array(func() bool { return d.statement(doc) })
+			return d.Array(func() bool { return d.statement(doc, kind) })
 		}
 		return false
 	})
@@ -127,13 +142,13 @@ func (d *directParser) document(kind Kind) (*Document, bool) {
 	// Checks that depend on Version, which may come after the statements.
 	vars := doc.Version == Version2012
 	for i := range doc.Statements {
-		if !checkDirect(&doc.Statements[i], vars) {
+		if d.shapes[i]&elemHollow == 0 && !checkDirect(&doc.Statements[i], vars) {
 			return nil, false
 		}
 	}
 	for i := range doc.Statements {
 		has := func(k string) bool { return d.shapes[i]&elemBit(k) != 0 }
-		if checkStatementShape(&doc.Statements[i], has, "", kind) != nil {
+		if d.shapes[i]&elemHollow == 0 && checkStatementShape(&doc.Statements[i], has, "", kind) != nil {
 			return nil, false
 		}
 	}
@@ -151,6 +166,9 @@ const (
 	elemPrincipal
 	elemNotPrincipal
 	elemCondition
+	// elemHollow marks a statement that keeps only its Sid and Effect
+	// (ParseFor), checked as it was read.
+	elemHollow
 )
 
 // elemBit is the bit of a statement element, 0 for an unknown one.
@@ -179,10 +197,14 @@ func elemBit(key string) uint16 {
 }
 
 // statement reads one statement and appends it to doc, and the elements it
-// has to d.shapes.
-func (d *directParser) statement(doc *Document) bool {
+// has to d.shapes. Its lists are read into scratch, and the statement gets
+// copies of them; reading for an action (d.action), a statement that does
+// not cover it gets none, once checked as the document's end would check
+// it (see hollow).
+func (d *directParser) statement(doc *Document, kind Kind) bool {
 	var s Statement
 	var has uint16
+	d.strs, d.vals = d.strs[:0], d.vals[:0]
 	ok := d.Object(func(key string) bool {
 		bit := elemBit(key)
 		if bit == 0 || has&bit != 0 {
@@ -250,9 +272,53 @@ func (d *directParser) statement(doc *Document) bool {
 	if !ok {
 		return false
 	}
+	if d.action != "" && d.hollow(&s, has, kind) {
+		s, has = Statement{Sid: s.Sid, Effect: s.Effect}, has|elemHollow
+	} else {
+		keepLists(&s)
+	}
 	d.stmts = append(d.stmts, s)
 	d.shapes = append(d.shapes, has)
 	return true
+}
+
+// hollow reports whether statement s, read for d.action, may keep only
+// its Sid and Effect: it does not cover the action, so CompileOneFor
+// compiles nothing else of it, and it passes now every check the
+// document's end would make. Those that depend on Version (which may come
+// later) are made with policy variables, the stricter reading: a statement
+// that passes with them passes without; one that fails is kept whole, for
+// the end to decide with the document's Version.
+func (d *directParser) hollow(s *Statement, has uint16, kind Kind) bool {
+	if coversAny(*s, d.action) || !checkDirect(s, true) {
+		return false
+	}
+	return checkStatementShape(s, func(k string) bool { return has&elemBit(k) != 0 }, "", kind) == nil
+}
+
+// keepLists gives s its own copies of the lists read into scratch.
+func keepLists(s *Statement) {
+	for _, l := range []*[]string{&s.Action, &s.NotAction, &s.Resource, &s.NotResource} {
+		if *l != nil {
+			*l = slices.Clone(*l)
+		}
+	}
+	for _, p := range []*Principal{s.Principal, s.NotPrincipal} {
+		if p == nil {
+			continue
+		}
+		for _, l := range []*[]string{&p.AWS, &p.Service, &p.Federated, &p.CanonicalUser} {
+			if *l != nil {
+				*l = slices.Clone(*l)
+			}
+		}
+	}
+	if s.Conditions != nil {
+		s.Conditions = slices.Clone(s.Conditions)
+		for i := range s.Conditions {
+			s.Conditions[i].Values = slices.Clone(s.Conditions[i].Values)
+		}
+	}
 }
 
 func singleWhen(single bool, s Singles) Singles {
@@ -314,13 +380,15 @@ func (d *directParser) conditions() ([]Condition, bool) {
 				return false
 			}
 			c := Condition{Operator: op, Key: key}
+			start := len(d.vals)
 			var ok bool
 			if d.Next('[') {
-				ok = d.Array(func() bool { return d.conditionValue(&c) })
+				ok = d.Array(func() bool { return d.conditionValue(&c, start) })
 			} else {
 				c.Single = true
-				ok = d.conditionValue(&c)
+				ok = d.conditionValue(&c, start)
 			}
+			c.Values = d.vals[start:len(d.vals):len(d.vals)]
 			out = append(out, c)
 			return ok && len(c.Values) > 0
 		}) && len(out) > first
@@ -335,12 +403,13 @@ func (d *directParser) conditions() ([]Condition, bool) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	return slices.Clone(out), true
+	return out[:len(out):len(out)], true // scratch: see keepLists
 }
 
 // conditionValue reads one condition value (a string, number or boolean)
-// into c, as conditionValues does.
-func (d *directParser) conditionValue(c *Condition) bool {
+// of c, as conditionValues does: its text onto the scratch d.vals, where
+// c's values start at start, and whether it was quoted into c.Unquoted.
+func (d *directParser) conditionValue(c *Condition, start int) bool {
 	var v string
 	unquoted := true
 	switch {
@@ -366,9 +435,9 @@ func (d *directParser) conditionValue(c *Condition) bool {
 			return false
 		}
 	}
-	c.Values = append(c.Values, v)
+	d.vals = append(d.vals, v)
 	if unquoted && c.Unquoted == nil {
-		c.Unquoted = make([]bool, len(c.Values)-1, cap(c.Values))
+		c.Unquoted = make([]bool, len(d.vals)-1-start)
 	}
 	if c.Unquoted != nil {
 		c.Unquoted = append(c.Unquoted, unquoted)

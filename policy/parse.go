@@ -71,6 +71,20 @@ func ParseString(text string, kind Kind) (*Document, error) {
 	return parseGeneral([]byte(text), kind)
 }
 
+// ParseFor is ParseString for a document that is only ever compiled by
+// CompileOneFor for action, such as one that a single request of a batch
+// carries. A statement that does not cover action keeps its Sid and Effect
+// alone: CompileOneFor compiles nothing else of it, and reading no more of
+// it spares most of a large document's copies. Every check ParseString
+// makes is made, and the errors are its errors. Compiled for another
+// action, or read for anything else, the Document is wrong.
+func ParseFor(text string, kind Kind, action string) (*Document, error) {
+	if doc, ok := parseDirectFor(text, kind, action); ok {
+		return doc, nil
+	}
+	return parseGeneral([]byte(text), kind)
+}
+
 // parseGeneral is Parse for every input: encoding/json decodes, FromJSON
 // checks and words the errors.
 func parseGeneral(data []byte, kind Kind) (*Document, error) {

@@ -75,12 +75,12 @@ func newDocCache(max, maxBytes int) *docCache {
 }
 
 // newDocEntry parses and compiles raw as kind: for every action when
-// action is "", else for requests for action alone (policy.CompileOneFor),
-// which is all a document used by one request needs. The parsed document's
+// action is "", else for requests for action alone (policy.ParseFor and
+// CompileOneFor), which is all a document used by one request needs. The parsed document's
 // strings are slices of raw, which the entry keeps as its key.
 func newDocEntry(raw string, kind policy.Kind, action string) *docEntry {
 	e := &docEntry{kind: kind, raw: raw}
-	e.doc, e.err = parseDoc(raw, kind)
+	e.doc, e.err = parseDoc(raw, kind, action)
 	if e.err == nil {
 		// Both place a trust policy as Compile does (as Resource).
 		var c *policy.Compiled

@@ -116,7 +116,7 @@ func compileSet(req policy.Request, set policy.Set, source string, where func() 
 
 // resolve checks the request's fields, builds its context and parses its
 // policies: everything up to compiling them. When asm is not nil, it gathers
-// the documents compiled by the cache.
+// the documents compiled by the cache instead, and the Set is empty.
 func (c *Case) resolve(source string, where func() string, cache *docCache, asm *assembly) (policy.Request, policy.Set, error) {
 	var none policy.Request
 	at := func(p string) string {
@@ -174,7 +174,9 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 		if name == "" {
 			name = fmt.Sprintf("identity-%d", i+1)
 		}
-		set.Identity = append(set.Identity, policy.Named{Name: name, Document: e.doc})
+		if asm == nil {
+			set.Identity = append(set.Identity, policy.Named{Name: name, Document: e.doc})
+		}
 		asm.identity(e, name)
 	}
 	var e *docEntry
@@ -202,11 +204,21 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	return req, set, nil
 }
 
+// levels parses the levels of SCPs or RCPs, or gathers them in asm when
+// it is not nil.
 func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Kind, action string, fail func(string, error) error, asm *assembly) ([][]policy.Named, error) {
 	var out [][]policy.Named
+	if asm == nil {
+		out = make([][]policy.Named, 0, len(in))
+	}
 	for li, level := range in {
 		var docs []policy.Named
 		var compiled []*policy.Compiled
+		if asm == nil {
+			docs = make([]policy.Named, 0, len(level))
+		} else {
+			compiled = make([]*policy.Compiled, 0, len(level))
+		}
 		for i, n := range level {
 			e := cache.get(n.Document, kind, action)
 			if e.err != nil {
@@ -216,12 +228,15 @@ func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Ki
 			if name == "" {
 				name = fmt.Sprintf("%s-%d-%d", field, li, i+1)
 			}
-			docs = append(docs, policy.Named{Name: name, Document: e.doc})
-			if asm != nil {
+			if asm == nil {
+				docs = append(docs, policy.Named{Name: name, Document: e.doc})
+			} else {
 				compiled = append(compiled, asm.use(e, name))
 			}
 		}
-		out = append(out, docs)
+		if asm == nil {
+			out = append(out, docs)
+		}
 		asm.level(kind, compiled)
 	}
 	return out, nil
@@ -240,9 +255,14 @@ func (cache *docCache) optional(raw json.RawMessage, name string, kind policy.Ki
 	return &policy.Named{Name: name, Document: e.doc}, e, nil
 }
 
-func parseDoc(raw string, kind policy.Kind) (*policy.Document, error) {
+// parseDoc parses raw as kind: whole when action is "", else for
+// compiling for action alone (policy.ParseFor).
+func parseDoc(raw string, kind policy.Kind, action string) (*policy.Document, error) {
 	if len(raw) == 0 || raw == "null" {
 		return nil, fmt.Errorf("missing; give a policy document object")
+	}
+	if action != "" {
+		return policy.ParseFor(raw, kind, action)
 	}
 	return policy.ParseString(raw, kind)
 }
