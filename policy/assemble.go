@@ -5,9 +5,24 @@ package policy
 // so a document compiled once and used under several names, as a batch of
 // requests does, is renamed at each use rather than compiled again.
 func (c *Compiled) As(name string) *Compiled {
-	d := *c.doc
-	d.name = name
-	return &Compiled{doc: &d}
+	return c.At(name, c.doc.level)
+}
+
+// At returns c known by name at organization level level (which shows in
+// explanations of SCPs and RCPs; 0 for other kinds): c itself when it is
+// already, else a copy sharing the compiled statements. A compiled
+// document is never changed, so one may serve any number of Policies.
+func (c *Compiled) At(name string, level int) *Compiled {
+	if c.doc.name == name && c.doc.level == level {
+		return c
+	}
+	placed := &struct {
+		c Compiled
+		d compiledDoc
+	}{d: *c.doc}
+	placed.d.name, placed.d.level = name, level
+	placed.c.doc = &placed.d
+	return &placed.c
 }
 
 // Assemble returns Policies from documents compiled one by one: the
@@ -22,17 +37,18 @@ func Assemble(scps, rcps [][]*Compiled, parts Parts) *Policies {
 }
 
 // assembleLevels is compileLevels for compiled documents: each takes its
-// level's index.
+// level's index, copied only when it has another (see At).
 func assembleLevels(levels [][]*Compiled) [][]*compiledDoc {
-	var out [][]*compiledDoc
+	if len(levels) == 0 {
+		return nil
+	}
+	out := make([][]*compiledDoc, len(levels))
 	for li, level := range levels {
-		var docs []*compiledDoc
-		for _, c := range level {
-			d := *c.doc
-			d.level = li
-			docs = append(docs, &d)
+		docs := make([]*compiledDoc, len(level))
+		for i, c := range level {
+			docs[i] = c.At(c.doc.name, li).doc
 		}
-		out = append(out, docs)
+		out[li] = docs
 	}
 	return out
 }

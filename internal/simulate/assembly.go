@@ -15,18 +15,27 @@ type assembly struct {
 	incomplete bool
 }
 
-// use returns e's compiled document under name, or nil when it has none.
-func (a *assembly) use(e *docEntry, name string) *policy.Compiled {
+// use returns e's compiled document under name at level, or nil when it
+// has none.
+func (a *assembly) use(e *docEntry, name string, level int) *policy.Compiled {
 	if e.compiled == nil {
 		a.incomplete = true
 		return nil
 	}
-	return e.compiled.As(name)
+	return e.place(name, level)
+}
+
+// reserve makes room for the documents of c.
+func (a *assembly) reserve(c *Case) {
+	if a != nil {
+		a.parts.Identity = make([]*policy.Compiled, 0, len(c.IdentityPolicies))
+		a.scps, a.rcps = make([][]*policy.Compiled, 0, len(c.SCPs)), make([][]*policy.Compiled, 0, len(c.RCPs))
+	}
 }
 
 func (a *assembly) identity(e *docEntry, name string) {
 	if a != nil {
-		a.parts.Identity = append(a.parts.Identity, a.use(e, name))
+		a.parts.Identity = append(a.parts.Identity, a.use(e, name, 0))
 	}
 }
 
@@ -36,7 +45,7 @@ func (a *assembly) single(kind policy.Kind, e *docEntry, name string) {
 	if a == nil || e == nil {
 		return
 	}
-	c := a.use(e, name)
+	c := a.use(e, name, 0)
 	switch kind {
 	case policy.Resource:
 		a.parts.Resource = c

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"leash.dev/leash/policy"
 )
 
-// docCacheSize bounds the documents a run keeps parsed, and docCacheBytes
-// their text: enough for the documents a batch shares (SCPs, boundaries,
+// docCacheSize bounds the documents a run keeps parsed on each of the
+// cache's two shelves, and docCacheBytes their text: enough for the documents a batch shares (SCPs, boundaries,
 // common managed policies), small enough that a batch of distinct
 // documents runs in constant memory. The text bounds the compiled
 // documents too, which are a few times larger: a batch of large documents
@@ -42,14 +43,32 @@ const seenSlots = 1 << 14
 // every document used once.
 // It is safe for concurrent use: a stream's workers share it.
 type docCache struct {
-	mu       sync.Mutex
+	seed     maphash.Seed
 	max      int
 	maxBytes int
-	bytes    int // the text of the documents kept
-	seed     maphash.Seed
-	byHash   map[uint64]*list.Element
-	order    list.List // front: most recently used
-	seen     []uint64  // by hash modulo its length: hashes used once
+	// shared keeps the documents of the kinds a batch shares by design
+	// (SCPs, RCPs, boundaries, session policies), own the principals'
+	// documents, each within max and maxBytes: a batch of mostly distinct
+	// identity policies then cannot push out the organization's policies.
+	shared, own docShelf
+}
+
+// docShelf is one LRU list of documents of docCache.
+type docShelf struct {
+	mu     sync.Mutex
+	bytes  int // the text of the documents kept
+	byHash map[uint64]*list.Element
+	order  list.List // front: most recently used
+	seen   []uint64  // by hash modulo its length: hashes used once
+}
+
+// shelf is the docShelf of documents of kind.
+func (c *docCache) shelf(kind policy.Kind) *docShelf {
+	switch kind {
+	case policy.SCP, policy.RCP, policy.Boundary, policy.Session:
+		return &c.shared
+	}
+	return &c.own
 }
 
 // docEntry is one document: parsed, and compiled unless it failed to parse
@@ -63,15 +82,36 @@ type docEntry struct {
 	doc  *policy.Document
 	err  error
 	// compiled is the document compiled under no name (see
-	// policy.Compiled.As), nil when it did not compile: then the request's
+	// policy.Compiled.At), nil when it did not compile: then the request's
 	// Set is compiled whole, which words the error with the names.
 	compiled *policy.Compiled
+	// placed is compiled as the last request placed it (its name and
+	// level), for the next to share when it places it alike, as a batch
+	// whose requests name a shared document alike does.
+	placed atomic.Pointer[policy.Compiled]
+}
+
+// place returns the entry's compiled document named name at level.
+func (e *docEntry) place(name string, level int) *policy.Compiled {
+	last := e.placed.Load()
+	if last == nil {
+		last = e.compiled
+	}
+	c := last.At(name, level)
+	if c != last {
+		e.placed.Store(c)
+	}
+	return c
 }
 
 // newDocCache returns a cache of at most max documents and maxBytes of
 // their text.
 func newDocCache(max, maxBytes int) *docCache {
-	return &docCache{max: max, maxBytes: maxBytes, seed: maphash.MakeSeed(), byHash: map[uint64]*list.Element{}, seen: make([]uint64, seenSlots)}
+	c := &docCache{max: max, maxBytes: maxBytes, seed: maphash.MakeSeed()}
+	for _, sh := range []*docShelf{&c.shared, &c.own} {
+		sh.byHash, sh.seen = map[uint64]*list.Element{}, make([]uint64, seenSlots)
+	}
+	return c
 }
 
 // newDocEntry parses and compiles raw as kind: for every action when
@@ -109,7 +149,8 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *do
 		return newDocEntry(string(raw), kind, "")
 	}
 	sum := c.sum(raw, kind)
-	e, keep := c.lookup(sum, raw, kind)
+	sh := c.shelf(kind)
+	e, keep := sh.lookup(sum, raw, kind, c.maxBytes)
 	if e != nil {
 		return e
 	}
@@ -120,32 +161,32 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *do
 	}
 	entry := newDocEntry(string(raw), kind, "")
 	entry.hash = sum
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.byHash[sum]; ok {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if el, ok := sh.byHash[sum]; ok {
 		if e := el.Value.(*docEntry); e.kind == kind && e.raw == entry.raw {
-			c.order.MoveToFront(el)
+			sh.order.MoveToFront(el)
 			return e
 		}
-		c.remove(el) // another document with the same hash
-		delete(c.byHash, sum)
+		sh.remove(el) // another document with the same hash
+		delete(sh.byHash, sum)
 	}
 	if entry.compiled != nil {
 		entry.doc = nil
 	}
-	for c.order.Len() > 0 && (c.order.Len() >= c.max || c.bytes+len(raw) > c.maxBytes) {
-		c.remove(c.order.Back())
+	for sh.order.Len() > 0 && (sh.order.Len() >= c.max || sh.bytes+len(raw) > c.maxBytes) {
+		sh.remove(sh.order.Back())
 	}
-	c.byHash[sum] = c.order.PushFront(entry)
-	c.bytes += len(entry.raw)
+	sh.byHash[sum] = sh.order.PushFront(entry)
+	sh.bytes += len(entry.raw)
 	return entry
 }
 
-// remove drops a kept document; c.mu is held.
-func (c *docCache) remove(el *list.Element) {
-	e := c.order.Remove(el).(*docEntry)
-	delete(c.byHash, e.hash)
-	c.bytes -= len(e.raw)
+// remove drops a kept document; sh.mu is held.
+func (sh *docShelf) remove(el *list.Element) {
+	e := sh.order.Remove(el).(*docEntry)
+	delete(sh.byHash, e.hash)
+	sh.bytes -= len(e.raw)
 }
 
 // sum is the hash of raw as kind.
@@ -157,20 +198,21 @@ func (c *docCache) sum(raw json.RawMessage, kind policy.Kind) uint64 {
 	return h.Sum64()
 }
 
-// lookup returns the cached entry of raw as kind, or nil and whether to
-// keep it: whether it was used once before (its hash is in seen), which
-// the call then forgets, or else remembers this use.
-func (c *docCache) lookup(sum uint64, raw json.RawMessage, kind policy.Kind) (*docEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.byHash[sum]; ok {
+// lookup returns the kept entry of raw as kind, or nil and whether to keep
+// it: whether it was used once before (its hash is in seen), which the
+// call then forgets, or else remembers this use. A document over a
+// sixteenth of maxBytes is never kept.
+func (sh *docShelf) lookup(sum uint64, raw json.RawMessage, kind policy.Kind, maxBytes int) (*docEntry, bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if el, ok := sh.byHash[sum]; ok {
 		if e := el.Value.(*docEntry); e.kind == kind && e.raw == string(raw) {
-			c.order.MoveToFront(el)
+			sh.order.MoveToFront(el)
 			return e, false
 		}
 	}
-	slot := &c.seen[sum%uint64(len(c.seen))]
-	if *slot != sum || len(raw) > c.maxBytes/16 {
+	slot := &sh.seen[sum%uint64(len(sh.seen))]
+	if *slot != sum || len(raw) > maxBytes/16 {
 		*slot = sum
 		return nil, false
 	}

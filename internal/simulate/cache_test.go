@@ -16,12 +16,12 @@ func TestDocCache(t *testing.T) {
 		if a.err != nil || a.compiled == nil {
 			t.Fatalf("error %v, compiled %v: want a compiled document", a.err, a.compiled)
 		}
-		if c.order.Len() != 0 {
+		if c.own.order.Len() != 0 {
 			t.Errorf("the cache kept a document used once")
 		}
 		b := c.get(append(json.RawMessage(nil), allow...), policy.Identity, "s3:GetObject")
 		d := c.get(append(json.RawMessage(nil), allow...), policy.Identity, "s3:GetObject")
-		if b.compiled != d.compiled || c.order.Len() != 1 {
+		if b.compiled != d.compiled || c.own.order.Len() != 1 {
 			t.Error("the third use of the same bytes compiled a new document")
 		}
 	})
@@ -53,6 +53,19 @@ func TestDocCache(t *testing.T) {
 			t.Error("documents used once pushed out the one used three times")
 		}
 	})
+	t.Run("the principals' documents never push out the organization's", func(t *testing.T) {
+		c := newDocCache(2, 1<<20)
+		c.get(allow, policy.SCP, "s3:GetObject")
+		scp := c.get(allow, policy.SCP, "s3:GetObject")
+		for i := range 10 {
+			doc := json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
+			c.get(doc, policy.Identity, "s3:GetObject")
+			c.get(doc, policy.Identity, "s3:GetObject")
+		}
+		if c.get(allow, policy.SCP, "s3:GetObject") != scp {
+			t.Error("identity policies used twice each pushed out the SCP")
+		}
+	})
 	t.Run("the text kept stays within its bound", func(t *testing.T) {
 		c := newDocCache(100, 16*len(allow))
 		doc := func(i int) json.RawMessage {
@@ -61,11 +74,11 @@ func TestDocCache(t *testing.T) {
 		for i := range 40 {
 			c.get(doc(i), policy.Identity, "s3:GetObject")
 			c.get(doc(i), policy.Identity, "s3:GetObject")
-			if c.bytes > c.maxBytes {
-				t.Fatalf("the cache keeps %d bytes of text, more than its %d", c.bytes, c.maxBytes)
+			if c.own.bytes > c.maxBytes {
+				t.Fatalf("the cache keeps %d bytes of text, more than its %d", c.own.bytes, c.maxBytes)
 			}
 		}
-		if c.order.Len() == 0 {
+		if c.own.order.Len() == 0 {
 			t.Error("the cache kept nothing")
 		}
 	})
@@ -103,8 +116,8 @@ func TestDocCache(t *testing.T) {
 		for i := 3; i < 10; i++ {
 			c.get(doc(i), policy.Identity, "s3:GetObject")
 			c.get(doc(i), policy.Identity, "s3:GetObject")
-			if c.order.Len() > 3 || len(c.byHash) > 3 {
-				t.Fatalf("the cache holds %d documents, more than its 3", c.order.Len())
+			if c.own.order.Len() > 3 || len(c.own.byHash) > 3 {
+				t.Fatalf("the cache holds %d documents, more than its 3", c.own.order.Len())
 			}
 		}
 		again := c.get(doc(0), policy.Identity, "s3:GetObject")
@@ -124,7 +137,7 @@ func TestDocCacheNeverMistakesOneDocumentForAnother(t *testing.T) {
 	c.get(a, policy.Identity, "s3:GetObject")
 	ea := c.get(a, policy.Identity, "s3:GetObject")
 	// Force a collision: a's entry filed under b's hash.
-	c.byHash[c.sum(b, policy.Identity)] = c.byHash[ea.hash]
+	c.own.byHash[c.sum(b, policy.Identity)] = c.own.byHash[ea.hash]
 	if eb := c.get(b, policy.Identity, "s3:GetObject"); eb == ea || eb.raw != string(b) {
 		t.Fatalf("b was answered with a's entry (%s)", eb.raw)
 	}

@@ -165,6 +165,7 @@ func (c *Case) resolve(source string, where func() string, cache *docCache, asm 
 	req.Context.AddPrincipalKeys(c.Principal)
 	var set policy.Set
 	var err error
+	asm.reserve(c)
 	for i, n := range c.IdentityPolicies {
 		e := cache.get(n.Document, policy.Identity, c.Action)
 		if e.err != nil {
@@ -231,7 +232,7 @@ func (cache *docCache) levels(in [][]NamedDocument, field string, kind policy.Ki
 			if asm == nil {
 				docs = append(docs, policy.Named{Name: name, Document: e.doc})
 			} else {
-				compiled = append(compiled, asm.use(e, name))
+				compiled = append(compiled, asm.use(e, name, li))
 			}
 		}
 		if asm == nil {

@@ -114,6 +114,11 @@ func caseField(key string) uint16 {
 type scanner struct {
 	*jsonscan.Scanner
 	data []byte
+	// docs and levels hold the request's lists of named documents and of
+	// levels end to end, each list a view of them, so that a request's
+	// lists cost an array or two rather than one each time one doubles.
+	docs   []NamedDocument
+	levels [][]NamedDocument
 }
 
 // rawValue reads any value but null (which encoding/json treats apart).
@@ -128,7 +133,10 @@ func rawValue(s *scanner) (json.RawMessage, bool) {
 // namedDocuments reads an array of {"name", "document"}; an empty array is
 // an empty slice, as encoding/json makes it.
 func namedDocuments(s *scanner) ([]NamedDocument, bool) {
-	out := make([]NamedDocument, 0)
+	if s.docs == nil {
+		s.docs = make([]NamedDocument, 0, 16)
+	}
+	start := len(s.docs)
 	ok := s.Array(func() bool {
 		var n NamedDocument
 		var name, doc bool
@@ -144,20 +152,23 @@ func namedDocuments(s *scanner) ([]NamedDocument, bool) {
 			}
 			return ok
 		})
-		out = append(out, n)
+		s.docs = append(s.docs, n)
 		return ok
 	})
-	return out, ok
+	return s.docs[start:len(s.docs):len(s.docs)], ok
 }
 
 // levelsOf reads the levels of SCPs or RCPs: an array of arrays of named
 // documents.
 func levelsOf(s *scanner) ([][]NamedDocument, bool) {
-	out := make([][]NamedDocument, 0)
+	if s.levels == nil {
+		s.levels = make([][]NamedDocument, 0, 8)
+	}
+	start := len(s.levels)
 	ok := s.Array(func() bool {
 		level, ok := namedDocuments(s)
-		out = append(out, level)
+		s.levels = append(s.levels, level)
 		return ok
 	})
-	return out, ok
+	return s.levels[start:len(s.levels):len(s.levels)], ok
 }
