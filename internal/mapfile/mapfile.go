@@ -27,8 +27,9 @@ func Read(path string) ([]byte, error) {
 // File is a file's bytes, mapped or read, for a caller done with them
 // before the process ends.
 type File struct {
-	Data   []byte
-	mapped bool
+	Data      []byte
+	mapped    bool
+	forgotten int // Data[:forgotten] is forgotten (whole pages)
 }
 
 // Open returns the file's bytes as Read does; Close releases them.
@@ -59,10 +60,20 @@ func Open(path string) (*File, error) {
 // page cache, and a later read brings them back). A file read sequentially
 // then holds only the pages in use, however large it is.
 func (f *File) Forget(n int) {
-	if f.mapped {
-		forget(f.Data, n)
+	if !f.mapped {
+		return
+	}
+	n -= n % os.Getpagesize()
+	if n > f.forgotten {
+		forget(f.Data[f.forgotten:n])
+		f.forgotten = n
 	}
 }
+
+// Strict makes Forget also take away access to the pages it forgets, so
+// that reading them faults: tests set it to prove that a reader lets go of
+// what it forgets.
+var Strict bool
 
 // Close releases the bytes: no slice of Data may be used after it.
 func (f *File) Close() {

@@ -14,14 +14,15 @@ func mapped(f *os.File, size int) ([]byte, error) {
 	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
 }
 
-// forget drops the whole pages of data[:n] from the process's memory.
-// MADV_DONTNEED on a shared file mapping only unmaps the pages: the file's
-// bytes are read again from the page cache when next touched.
-func forget(data []byte, n int) {
-	n -= n % os.Getpagesize()
-	if n > 0 {
-		_ = unix.Madvise(data[:n], unix.MADV_DONTNEED)
+// forget drops the pages of data, whole pages from a page boundary, from
+// the process's memory. MADV_DONTNEED on a shared file mapping only unmaps
+// them: the file's bytes are read again from the page cache when next
+// touched. With Strict, the pages are made unreadable as well.
+func forget(data []byte) {
+	if Strict {
+		_ = unix.Mprotect(data, unix.PROT_NONE)
 	}
+	_ = unix.Madvise(data, unix.MADV_DONTNEED)
 }
 
 // unmap releases a mapping made by mapped.

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"encoding/json"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -97,10 +98,13 @@ func (e *docEntry) place(name string, level int) *policy.Compiled {
 	if last == nil {
 		last = e.compiled
 	}
-	c := last.At(name, level)
-	if c != last {
-		e.placed.Store(c)
+	if c := last.At(name, level); c == last {
+		return c
 	}
+	// The name is kept beyond this request, whose bytes (and so name)
+	// may be a mapped file's pages that are forgotten once it is answered.
+	c := last.At(strings.Clone(name), level)
+	e.placed.Store(c)
 	return c
 }
 

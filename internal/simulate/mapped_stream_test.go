@@ -7,14 +7,20 @@ import (
 	"strings"
 	"testing"
 
+	"leash.dev/leash/internal/mapfile"
 	"leash.dev/leash/internal/simulate"
 )
 
 // A request file of more than a megabyte is read mapped, the requests
 // slices of the mapping, which the writer forgets as it answers and the
 // stream releases at its end. Its answers are those of the same bytes read
-// from stdin, in an array and in JSON Lines.
+// from stdin, in an array and in JSON Lines. The pages forgotten are made
+// unreadable (mapfile.Strict): nothing reads a request's bytes once it is
+// answered, not even the document cache, whose shared SCP every request
+// names alike.
 func TestSimulateMappedFileAnswersAsStdin(t *testing.T) {
+	mapfile.Strict = true
+	defer func() { mapfile.Strict = false }()
 	for _, lines := range []bool{false, true} {
 		file, want := writeBatch(t, 12000, 7000, lines)
 		data, err := os.ReadFile(file)
