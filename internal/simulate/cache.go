@@ -13,15 +13,22 @@ import (
 )
 
 // docCacheSize bounds the documents a run keeps parsed on each of the
-// cache's two shelves, and docCacheBytes their text: enough for the documents a batch shares (SCPs, boundaries,
-// common managed policies), small enough that a batch of distinct
-// documents runs in constant memory. The text bounds the compiled
-// documents too, which are a few times larger: a batch of large documents
-// (tens of statements each) must not fill the heap the garbage collector
-// is held to (streamMemoryLimit), or it would collect without pause.
+// cache's two shelves; docCacheBytes bounds the text of the shared kinds
+// (SCPs, RCPs, boundaries, session policies) and docCacheOwnBytes that of
+// the principals' own documents. The shared kinds are few and used by many
+// requests: enough for them. A principal's documents in a large batch are
+// mostly its own, and the few shared widely are small managed policies;
+// keeping more (1 MiB of a batch's large identity policies, compiled for
+// every action, several times their text) made the live heap larger than
+// the collector's room under streamMemoryLimit, so that it ran without
+// pause: the wide batch took 40% longer with 1 MiB than with 64 KiB, and
+// the shared batch, whose 200 managed policies are small, the same time.
+// The text bounds the compiled documents too, which are a few times
+// larger.
 const (
-	docCacheSize  = 1024
-	docCacheBytes = 1 << 20
+	docCacheSize     = 1024
+	docCacheBytes    = 1 << 20
+	docCacheOwnBytes = 64 << 10
 )
 
 // seenSlots is how many documents the cache remembers having seen once,
@@ -44,19 +51,20 @@ const seenSlots = 1 << 14
 // every document used once.
 // It is safe for concurrent use: a stream's workers share it.
 type docCache struct {
-	seed     maphash.Seed
-	max      int
-	maxBytes int
+	seed maphash.Seed
+	max  int
 	// shared keeps the documents of the kinds a batch shares by design
 	// (SCPs, RCPs, boundaries, session policies), own the principals'
-	// documents, each within max and maxBytes: a batch of mostly distinct
-	// identity policies then cannot push out the organization's policies.
+	// documents, each within max and its own bound of text: a batch of
+	// mostly distinct identity policies then cannot push out the
+	// organization's policies.
 	shared, own docShelf
 }
 
 // docShelf is one LRU list of documents of docCache.
 type docShelf struct {
-	mu     sync.Mutex
+	maxBytes int // the bound of the text kept
+	mu       sync.Mutex
 	bytes  int // the text of the documents kept
 	byHash map[uint64]*list.Element
 	order  list.List // front: most recently used
@@ -108,13 +116,15 @@ func (e *docEntry) place(name string, level int) *policy.Compiled {
 	return c
 }
 
-// newDocCache returns a cache of at most max documents and maxBytes of
-// their text.
-func newDocCache(max, maxBytes int) *docCache {
-	c := &docCache{max: max, maxBytes: maxBytes, seed: maphash.MakeSeed()}
+// newDocCache returns a cache of at most max documents a shelf, and
+// sharedBytes and ownBytes of their text on each.
+func newDocCache(max, sharedBytes, ownBytes int) *docCache {
+	c := &docCache{max: max, seed: maphash.MakeSeed()}
+	c.shared.maxBytes, c.own.maxBytes = sharedBytes, ownBytes
 	for _, sh := range []*docShelf{&c.shared, &c.own} {
 		sh.byHash, sh.seen = map[uint64]*list.Element{}, make([]uint64, seenSlots)
 	}
+
 	return c
 }
 
@@ -154,7 +164,7 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *do
 	}
 	sum := c.sum(raw, kind)
 	sh := c.shelf(kind)
-	e, keep := sh.lookup(sum, raw, kind, c.maxBytes)
+	e, keep := sh.lookup(sum, raw, kind, sh.maxBytes)
 	if e != nil {
 		return e
 	}
@@ -178,7 +188,7 @@ func (c *docCache) get(raw json.RawMessage, kind policy.Kind, action string) *do
 	if entry.compiled != nil {
 		entry.doc = nil
 	}
-	for sh.order.Len() > 0 && (sh.order.Len() >= c.max || sh.bytes+len(raw) > c.maxBytes) {
+	for sh.order.Len() > 0 && (sh.order.Len() >= c.max || sh.bytes+len(raw) > sh.maxBytes) {
 		sh.remove(sh.order.Back())
 	}
 	sh.byHash[sum] = sh.order.PushFront(entry)

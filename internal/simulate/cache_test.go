@@ -11,7 +11,7 @@ import (
 func TestDocCache(t *testing.T) {
 	allow := json.RawMessage(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}`)
 	t.Run("the same bytes are kept from their second use and shared", func(t *testing.T) {
-		c := newDocCache(4, 1<<20)
+		c := newDocCache(4, 1<<20, 1<<20)
 		a := c.get(allow, policy.Identity, "s3:GetObject")
 		if a.err != nil || a.compiled == nil {
 			t.Fatalf("error %v, compiled %v: want a compiled document", a.err, a.compiled)
@@ -26,7 +26,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("a document kept answers every action, though first used for one", func(t *testing.T) {
-		c := newDocCache(4, 1<<20)
+		c := newDocCache(4, 1<<20, 1<<20)
 		doc := json.RawMessage(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}, {"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "*"}]}`)
 		decide := func(e *docEntry, action string) policy.Decision {
 			var base policy.Policies
@@ -43,7 +43,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("a document used once never displaces a kept one", func(t *testing.T) {
-		c := newDocCache(1, 1<<20)
+		c := newDocCache(1, 1<<20, 1<<20)
 		c.get(allow, policy.Identity, "s3:GetObject")
 		kept := c.get(allow, policy.Identity, "s3:GetObject")
 		for i := range 10 {
@@ -54,7 +54,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("the principals' documents never push out the organization's", func(t *testing.T) {
-		c := newDocCache(2, 1<<20)
+		c := newDocCache(2, 1<<20, 1<<20)
 		c.get(allow, policy.SCP, "s3:GetObject")
 		scp := c.get(allow, policy.SCP, "s3:GetObject")
 		for i := range 10 {
@@ -67,15 +67,15 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("the text kept stays within its bound", func(t *testing.T) {
-		c := newDocCache(100, 16*len(allow))
+		c := newDocCache(100, 1<<20, 16*len(allow))
 		doc := func(i int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
 		}
 		for i := range 40 {
 			c.get(doc(i), policy.Identity, "s3:GetObject")
 			c.get(doc(i), policy.Identity, "s3:GetObject")
-			if c.own.bytes > c.maxBytes {
-				t.Fatalf("the cache keeps %d bytes of text, more than its %d", c.own.bytes, c.maxBytes)
+			if c.own.bytes > c.own.maxBytes {
+				t.Fatalf("the cache keeps %d bytes of text, more than its %d", c.own.bytes, c.own.maxBytes)
 			}
 		}
 		if c.own.order.Len() == 0 {
@@ -83,7 +83,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("the same bytes as another kind are checked as that kind", func(t *testing.T) {
-		c := newDocCache(4, 1<<20)
+		c := newDocCache(4, 1<<20, 1<<20)
 		c.get(allow, policy.Identity, "s3:GetObject")
 		if e := c.get(allow, policy.Identity, "s3:GetObject"); e.err != nil {
 			t.Fatal(e.err)
@@ -93,7 +93,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("errors are kept with their document", func(t *testing.T) {
-		c := newDocCache(4, 1<<20)
+		c := newDocCache(4, 1<<20, 1<<20)
 		bad := json.RawMessage(`{"Statement": [{"Effect": "allow ", "Action": "*", "Resource": "*"}]}`)
 		c.get(bad, policy.Identity, "s3:GetObject")
 		err1, err2 := c.get(bad, policy.Identity, "s3:GetObject").err, c.get(bad, policy.Identity, "s3:GetObject").err
@@ -102,7 +102,7 @@ func TestDocCache(t *testing.T) {
 		}
 	})
 	t.Run("the least recently used document goes when the cache is full", func(t *testing.T) {
-		c := newDocCache(3, 1<<20)
+		c := newDocCache(3, 1<<20, 1<<20)
 		doc := func(i int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{"Statement": {"Sid": "S%d", "Effect": "Allow", "Action": "*", "Resource": "*"}}`, i))
 		}
@@ -131,7 +131,7 @@ func TestDocCache(t *testing.T) {
 // sharing a hash are told apart by their bytes: the cache answers each with
 // its own parse.
 func TestDocCacheNeverMistakesOneDocumentForAnother(t *testing.T) {
-	c := newDocCache(4, 1<<20)
+	c := newDocCache(4, 1<<20, 1<<20)
 	a := json.RawMessage(`{"Statement":{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}}`)
 	b := json.RawMessage(`{"Statement":{"Effect":"Deny","Action":"s3:GetObject","Resource":"*"}}`)
 	c.get(a, policy.Identity, "s3:GetObject")

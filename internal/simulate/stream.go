@@ -66,7 +66,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	jobs := make(chan *job, pipelineDepth)
 	queue := make(chan *job, queueDepth)
 	running.Go(func() { readJobs(r, jobs, queue, stop) })
-	cache := newDocCache(docCacheSize, docCacheBytes)
+	cache := newDocCache(docCacheSize, docCacheBytes, docCacheOwnBytes)
 	for range workers() {
 		running.Go(func() { decideJobs(jobs, source, cache, output, stop) })
 	}
