@@ -65,10 +65,10 @@ type docCache struct {
 type docShelf struct {
 	maxBytes int // the bound of the text kept
 	mu       sync.Mutex
-	bytes  int // the text of the documents kept
-	byHash map[uint64]*list.Element
-	order  list.List // front: most recently used
-	seen   []uint64  // by hash modulo its length: hashes used once
+	bytes    int // the text of the documents kept
+	byHash   map[uint64]*list.Element
+	order    list.List // front: most recently used
+	seen     []uint64  // by hash modulo its length: hashes used once
 }
 
 // shelf is the docShelf of documents of kind.
