@@ -76,3 +76,34 @@ func TestSimulateMappedFileWriterFailsEarly(t *testing.T) {
 		}
 	}
 }
+
+// truncatingWriter truncates file at its first write: the request file
+// loses its pages while the stream still reads it.
+type truncatingWriter struct {
+	file string
+	done bool
+}
+
+func (w *truncatingWriter) Write(p []byte) (int, error) {
+	if !w.done {
+		w.done = true
+		if err := os.Truncate(w.file, 0); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// A request file truncated while it is read (regenerated in place, say)
+// makes the pages not yet read fault (SIGBUS): the run ends with an error
+// that names the file and says it changed, rather than a crash, whichever
+// goroutine was reading, in JSON and in table output.
+func TestSimulateMappedFileTruncatedWhileRead(t *testing.T) {
+	for _, output := range []string{simulate.OutputJSON, simulate.OutputTable} {
+		file, _ := writeBatch(t, 12000, -1, true)
+		err := simulate.Execute(simulate.Options{Request: file, Output: output}, nil, &truncatingWriter{file: file})
+		if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "changed while it was read") {
+			t.Errorf("%s: Execute = %v, want an error naming the file and the change", output, err)
+		}
+	}
+}

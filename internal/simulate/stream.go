@@ -39,6 +39,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	var r *Reader
 	var err error
 	forget := func(int) {}
+	var mapped mappedInput
 	if o.Request == "-" {
 		r, err = NewReader(stdin, source)
 	} else {
@@ -52,7 +53,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		}
 		defer f.Close()
 		r, err = newMemReader(f.Data, source)
-		forget = f.Forget
+		forget, mapped = f.Forget, newMappedInput(source, f.Data)
 	}
 	if err != nil {
 		return err
@@ -65,10 +66,10 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	defer close(stop)
 	jobs := make(chan *job, pipelineDepth)
 	queue := make(chan *job, queueDepth)
-	running.Go(func() { readJobs(r, jobs, queue, stop) })
+	running.Go(func() { readJobs(r, jobs, queue, stop, mapped) })
 	cache := newDocCache(docCacheSize, docCacheBytes, docCacheOwnBytes)
 	for range workers() {
-		running.Go(func() { decideJobs(jobs, source, cache, output, stop) })
+		running.Go(func() { decideJobs(jobs, source, cache, output, stop, mapped) })
 	}
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
@@ -78,7 +79,7 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		jw = &jsonWriter{w: w}
 		out = jw
 	}
-	t, err := writeAnswers(queue, w, out, jw, forget)
+	t, err := writeAnswers(queue, w, out, jw, forget, mapped)
 	if err != nil {
 		return err
 	}
@@ -133,11 +134,20 @@ func paceCollector() (restore func()) {
 // jobs and for the writer on queue, ends with a job carrying the error
 // that ended the reading (io.EOF at the end), and closes both channels. It
 // returns early when stop closes, as the writer has given up.
-func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}) {
+func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}, mapped mappedInput) {
 	defer close(jobs)
 	defer close(queue)
+	defer mapped.guard()()
+	next := func() (req *request, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				req, err = nil, mapped.fault(v)
+			}
+		}()
+		return r.next()
+	}
 	for {
-		req, err := r.next()
+		req, err := next()
 		j := &job{req: req, err: err, end: r.offset(), done: make(chan struct{})}
 		if err == nil {
 			select {
@@ -161,30 +171,41 @@ func readJobs(r *Reader, jobs, queue chan<- *job, stop <-chan struct{}) {
 // done; once stop closes, it only drains jobs. A request that is not well-formed JSON is marked broken, which
 // ends the stream at that request; the JSON form of an answer is rendered
 // here, so that the one writer only copies bytes.
-func decideJobs(jobs <-chan *job, source string, cache *docCache, output string, stop <-chan struct{}) {
+func decideJobs(jobs <-chan *job, source string, cache *docCache, output string, stop <-chan struct{}, mapped mappedInput) {
+	defer mapped.guard()()
 	for j := range jobs {
 		select {
 		case <-stop:
 			continue // the writer has given up: drain
 		default:
 		}
-		c, err := j.req.decode(source)
-		j.req = nil
-		if err != nil {
-			j.broken = err
-			close(j.done)
-			continue
-		}
-		p := pending{c: c, late: c.locate != nil}
-		if !p.late {
-			p = prepare(c, source, cache)
-		}
-		j.o = p.decide(source)
-		if output == OutputJSON {
-			j.rendered = renderJSON(&j.o)
-		}
+		j.broken = decideJob(j, source, cache, output, mapped)
 		close(j.done)
 	}
+}
+
+// decideJob decides j, or returns why it cannot be: its request is not
+// well-formed JSON, or the file it is read from lost its pages.
+func decideJob(j *job, source string, cache *docCache, output string, mapped mappedInput) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = mapped.fault(v)
+		}
+	}()
+	c, err := j.req.decode(source)
+	j.req = nil
+	if err != nil {
+		return err
+	}
+	p := pending{c: c, late: c.locate != nil}
+	if !p.late {
+		p = prepare(c, source, cache)
+	}
+	j.o = p.decide(source)
+	if output == OutputJSON {
+		j.rendered = renderJSON(&j.o)
+	}
+	return nil
 }
 
 // streamTally counts the answers written, for what the stream returns.
@@ -199,8 +220,13 @@ type streamTally struct {
 // pages do not pile up in memory. At io.EOF it returns the tally with
 // nothing closed yet; at another error it closes the answers written so
 // far (a JSON array stays valid) and returns that error.
-func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jsonWriter, forget func(int)) (streamTally, error) {
-	var t streamTally
+func writeAnswers(queue <-chan *job, w *bufio.Writer, out outcomeWriter, jw *jsonWriter, forget func(int), mapped mappedInput) (t streamTally, err error) {
+	defer mapped.guard()()
+	defer func() {
+		if v := recover(); v != nil {
+			err = mapped.fault(v)
+		}
+	}()
 	forgotten := 0
 	for {
 		d, err := nextAnswer(queue, w)
