@@ -55,6 +55,9 @@ func Open(path string) (*File, error) {
 	return &File{Data: data}, nil
 }
 
+// Mapped reports whether Data is mapped, rather than read into memory.
+func (f *File) Mapped() bool { return f.mapped }
+
 // Forget tells the system that Data[:n] will not be read again soon: a
 // mapped file's pages there leave the process's memory (they stay in the
 // page cache, and a later read brings them back). A file read sequentially

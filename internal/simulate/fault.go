@@ -20,16 +20,16 @@ type mappedInput struct {
 }
 
 func newMappedInput(source string, data []byte) mappedInput {
-	if len(data) == 0 {
-		return mappedInput{source: source}
-	}
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
 	return mappedInput{source: source, start: start, end: start + uintptr(len(data))}
 }
 
-// guard makes a fault of the calling goroutine a panic; the returned
-// function puts its setting back.
+// guard makes a fault of the calling goroutine a panic, when m is a
+// mapping; the returned function puts its setting back.
 func (m mappedInput) guard() (restore func()) {
+	if m.end == 0 {
+		return func() {}
+	}
 	old := debug.SetPanicOnFault(true)
 	return func() { debug.SetPanicOnFault(old) }
 }

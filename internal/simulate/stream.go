@@ -53,7 +53,10 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 		}
 		defer f.Close()
 		r, err = newMemReader(f.Data, source)
-		forget, mapped = f.Forget, newMappedInput(source, f.Data)
+		forget = f.Forget
+		if f.Mapped() {
+			mapped = newMappedInput(source, f.Data)
+		}
 	}
 	if err != nil {
 		return err
