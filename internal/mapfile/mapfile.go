@@ -39,14 +39,8 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Mode().IsRegular() && st.Size() >= minMapped && int64(int(st.Size())) == st.Size() {
-		if data, err := mapped(f, int(st.Size())); err == nil {
-			return &File{Data: data, mapped: true}, nil
-		}
+	if m := Map(f); m != nil {
+		return m, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -55,8 +49,21 @@ func Open(path string) (*File, error) {
 	return &File{Data: data}, nil
 }
 
-// Mapped reports whether Data is mapped, rather than read into memory.
-func (f *File) Mapped() bool { return f.mapped }
+// Map maps the open file f when it is a regular file of at least a
+// megabyte and the platform maps files; else it returns nil, and f is
+// for the caller to read (a pipe, a device or a small file). The mapping
+// outlives f's closing.
+func Map(f *os.File) *File {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < minMapped || int64(int(st.Size())) != st.Size() {
+		return nil
+	}
+	data, err := mapped(f, int(st.Size()))
+	if err != nil {
+		return nil
+	}
+	return &File{Data: data, mapped: true}
+}
 
 // Forget tells the system that Data[:n] will not be read again soon: a
 // mapped file's pages there leave the process's memory (they stay in the

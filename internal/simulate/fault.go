@@ -12,8 +12,8 @@ import (
 // loses pages, and reading them faults (SIGBUS); each goroutine that reads
 // the requests asks the runtime for a panic rather than a crash on such a
 // fault (debug.SetPanicOnFault), and recovers it as an error that says
-// what happened. A zero mappedInput (stdin, a small file read whole) has
-// no pages to lose.
+// what happened. A zero mappedInput (input streamed from a reader: stdin,
+// a pipe, a small file) has no pages to lose.
 type mappedInput struct {
 	source     string
 	start, end uintptr

@@ -43,19 +43,22 @@ func (o *Options) stream(stdin io.Reader, stdout io.Writer, output string) error
 	if o.Request == "-" {
 		r, err = NewReader(stdin, source)
 	} else {
-		// A file is read mapped (when large): the requests are slices of
-		// it, neither copied nor allocated. Every goroutine that reads
-		// them has ended before it is released (below).
 		source = o.Request
-		f, ferr := mapfile.Open(o.Request)
+		f, ferr := os.Open(o.Request)
 		if ferr != nil {
 			return &inputerr.Error{Source: source, Msg: readFailure("--request", ferr)}
 		}
-		defer f.Close()
-		r, err = newMemReader(f.Data, source)
-		forget = f.Forget
-		if f.Mapped() {
-			mapped = newMappedInput(source, f.Data)
+		defer func() { _ = f.Close() }() // read only: nothing to lose
+		// A large regular file is read mapped: the requests are slices
+		// of it, neither copied nor allocated. Every goroutine that reads
+		// them has ended before it is released (below). Anything else (a
+		// pipe, a device, a small file) streams as stdin does.
+		if m := mapfile.Map(f); m != nil {
+			defer m.Close()
+			r, err = newMemReader(m.Data, source)
+			forget, mapped = m.Forget, newMappedInput(source, m.Data)
+		} else {
+			r, err = NewReader(f, source)
 		}
 	}
 	if err != nil {
