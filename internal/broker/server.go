@@ -86,7 +86,10 @@ func CheckClusterName(name string) error {
 // container credentials protocol. It is an http.Handler: CredentialsPath,
 // /healthz and /readyz.
 type Broker struct {
-	cache    cache.Cache
+	cache cache.Cache
+	// live reads the API server itself, for a pod the cache has not seen
+	// yet.
+	live     client.Reader
 	reviews  *reviewer
 	sessions *sessions
 	log      *slog.Logger
@@ -134,6 +137,7 @@ func New(ctx context.Context, o Options) (*Broker, error) {
 	}
 	b := &Broker{
 		cache:   c,
+		live:    direct,
 		log:     log,
 		cluster: o.ClusterName,
 		reviews: &reviewer{client: direct, now: o.now, log: log,
@@ -338,10 +342,17 @@ func (b *Broker) credentials(ctx context.Context, header string) (session, ident
 // pod checks, in the cache, that the pod the token is bound to exists with
 // the token's UID, and returns its leash.dev/credentials-injected. A pod
 // deleted since its token was reviewed is refused at once, and its
-// sessions dropped.
+// sessions dropped. A pod the cache does not hold with that UID is read
+// from the API server before it is refused: a pod created a moment ago
+// may call before the cache's watch has brought it.
 func (b *Broker) pod(ctx context.Context, id identity) (string, *refusal) {
 	p := podMetadata()
-	err := b.cache.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.PodName}, p)
+	key := client.ObjectKey{Namespace: id.Namespace, Name: id.PodName}
+	err := b.cache.Get(ctx, key, p)
+	if apierrors.IsNotFound(err) || err == nil && p.UID != id.PodUID {
+		p = podMetadata()
+		err = b.live.Get(ctx, key, p)
+	}
 	switch {
 	case apierrors.IsNotFound(err), err == nil && p.UID != id.PodUID:
 		b.sessions.dropPod(id.PodUID)
