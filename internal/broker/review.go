@@ -69,21 +69,14 @@ type reviewed struct {
 // review returns the identity the token proves, or a refusal.
 func (r *reviewer) review(ctx context.Context, token string) (identity, *refusal) {
 	key := sha256.Sum256([]byte(token))
-	now := r.now()
-	r.mu.Lock()
-	got, ok := r.accepted[key]
-	r.mu.Unlock()
-	if ok && now.Before(got.until) {
-		return got.id, nil
+	if id, ok := r.remembered(key); ok {
+		return id, nil
 	}
 	v, _, _ := r.flight.Do(hex.EncodeToString(key[:]), func() (any, error) {
 		// A flight that ended between the look above and this one has
 		// remembered its answer: take it rather than ask again.
-		r.mu.Lock()
-		got, ok := r.accepted[key]
-		r.mu.Unlock()
-		if ok && r.now().Before(got.until) {
-			return reviewAnswer{got.id, nil}, nil
+		if id, ok := r.remembered(key); ok {
+			return reviewAnswer{id, nil}, nil
 		}
 		id, ref := r.ask(ctx, token)
 		if ref == nil {
@@ -93,6 +86,18 @@ func (r *reviewer) review(ctx context.Context, token string) (identity, *refusal
 	})
 	a := v.(reviewAnswer)
 	return a.id, a.ref
+}
+
+// remembered returns the identity of an accepted review of the token
+// whose SHA-256 is key, while it holds.
+func (r *reviewer) remembered(key [sha256.Size]byte) (identity, bool) {
+	r.mu.Lock()
+	got, ok := r.accepted[key]
+	r.mu.Unlock()
+	if !ok || !r.now().Before(got.until) {
+		return identity{}, false
+	}
+	return got.id, true
 }
 
 type reviewAnswer struct {
