@@ -24,6 +24,7 @@ type auditOptions struct {
 	principal, since, until, issuedBefore, output     string
 	pod, broker                                       string
 	denied, policy                                    bool
+	request                                           requestAudit
 	getenv                                            func(string) string
 }
 
@@ -95,6 +96,13 @@ tell its resources), to narrow by hand.`),
 		),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.request.ref != "" {
+				if err := checkRequestFlags(o); err != nil {
+					return err
+				}
+			} else if o.request.dir != "" || o.request.kubeconfig != "" || o.request.propose {
+				return &inputerr.Error{Msg: "-f, --kubeconfig and --propose are for --request: add --request NAMESPACE/NAME"}
+			}
 			if o.policy {
 				if err := checkPolicyFlags(o, cmd.Flags().Changed("output")); err != nil {
 					return err
@@ -119,7 +127,16 @@ tell its resources), to narrow by hand.`),
 	fl.StringVar(&o.issuedBefore, "issued-before", "", "only calls made with sessions issued before `TIME`, like --since (e.g. --issued-before 2026-11-29T13:00:00Z)")
 	fl.BoolVar(&o.denied, "denied", false, "only refused calls (e.g. --denied)")
 	fl.BoolVar(&o.policy, "policy", false, "print the least-privilege policy of the selected calls instead of the calls, and on stderr what it leaves out (e.g. --principal ARN --policy > used.json)")
-	fl.StringVar(&o.output, "output", "table", "output `FORMAT`: table, or json for JSON lines of the records (e.g. --output json)")
+	fl.StringVar(&o.output, "output", "table", "output `FORMAT`: table, or json for JSON lines of the records, or with --request the report as JSON (e.g. --output json)")
+	fl.StringVar(&o.request.ref, "request", "", "report what the principal of the CredentialsRequest `NAMESPACE/NAME` used of what the request allows: per action its calls and last use, and what it never used (e.g. --request kube-system/ccm)")
+	fl.StringVarP(&o.request.dir, "filename", "f", "", "with --request: the folder `DIR` of manifests leash apply provisioned, to find the request in instead of a cluster (e.g. -f examples/)")
+	fl.StringVar(&o.request.kubeconfig, "kubeconfig", "", "with --request: `FILE` to reach the API server (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)")
+	fl.StringVar(&o.request.clusterName, "cluster-name", "leash", "with -f: the `NAME` leash apply minted users under (its --cluster-name)")
+	fl.StringVar(&o.request.mode, "mode", "Mint", "with -f: the `MODE` leash apply used for requests without a leash.dev/mode annotation (its --mode)")
+	fl.StringVar(&o.request.account, "account", "", "with -f: the `ID` of the account leash apply provisioned in, when the trail holds several accounts' principals of the request's name (e.g. --account 111122223333)")
+	fl.BoolVar(&o.request.propose, "propose", false, "with --request: print the request narrowed to what was used, as a manifest, proven with leash's engine to allow every observed call and refuse every unused action")
+	fl.BoolVar(&o.request.keepResources, "keep-resources", false, "with --propose: narrow the actions only, keeping each statement's resource as written (for controllers that make resources of new names)")
+	fl.StringVar(&o.request.proof, "proof", "", "with --propose: write the engine's questions to `FILE` as leash simulate requests against the proposal, observed calls first, then unused actions (e.g. --proof proof.jsonl)")
 	return cmd
 }
 
@@ -139,6 +156,9 @@ func runAudit(ctx context.Context, o auditOptions, stdout, stderr io.Writer) err
 		if src, err = podTrail(ctx, o, f, src, stderr); err != nil {
 			return err
 		}
+	}
+	if o.request.ref != "" {
+		return runRequestAudit(ctx, o, f, src, stdout, stderr)
 	}
 	if o.policy {
 		return writeObservedPolicy(ctx, src, f, stdout, stderr)

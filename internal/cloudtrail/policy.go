@@ -80,13 +80,14 @@ func Policy(events []*audit.Event) (*policy.Document, []Note, error) {
 type PolicyBuilder struct {
 	cat    *catalog.Catalog
 	grants map[string]map[string]bool // action -> resources
+	uses   map[string]*useCount       // action -> how often and when last
 	notes  *noteSet
 	events int
 }
 
 // NewPolicyBuilder returns a builder with no events.
 func NewPolicyBuilder() *PolicyBuilder {
-	return &PolicyBuilder{cat: catalog.Default(), grants: map[string]map[string]bool{}, notes: newNoteSet()}
+	return &PolicyBuilder{cat: catalog.Default(), grants: map[string]map[string]bool{}, uses: map[string]*useCount{}, notes: newNoteSet()}
 }
 
 // Add records what one event proves. It keeps nothing of e.
@@ -101,7 +102,9 @@ func (b *PolicyBuilder) Add(e *audit.Event) {
 		}
 		if b.grants[g.action] == nil {
 			b.grants[g.action] = map[string]bool{}
+			b.uses[g.action] = &useCount{}
 		}
+		b.uses[g.action].add(e)
 		for _, r := range g.resources {
 			b.grants[g.action][r] = true
 		}
