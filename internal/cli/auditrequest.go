@@ -210,6 +210,13 @@ func runRequestAudit(ctx context.Context, o auditOptions, f audit.Filter, src cl
 	if err != nil {
 		return err
 	}
+	if b.Events() == 0 {
+		hint := "is the window (--since, --until) the one it ran in, and the trail its account's?"
+		if o.request.dir != "" {
+			hint = "was the request provisioned with this --mode and --cluster-name (leash apply's), " + hint
+		}
+		fmt.Fprintf(stderr, "leash audit: the trail holds no call of %s: %s\n", termsafe.Escape(principal), hint)
+	}
 	doc, err := operator.RequestedPolicy(a.cr)
 	if err != nil {
 		return err
@@ -308,6 +315,9 @@ func writeProofCases(path, principal string, pdoc *policy.Document, proof *usage
 	for _, c := range append(slices.Clone(proof.Calls), proof.Unused...) {
 		sc := simulate.Case{Principal: principal, Action: c.Action, Resource: c.Resource,
 			IdentityPolicies: []simulate.NamedDocument{{Name: "proposed", Document: text}}}
+		if account := usage.KeyAccount(c.Action, c.Resource); account != "" {
+			sc.ResourcePolicy = json.RawMessage(usage.DefaultKeyPolicy(account))
+		}
 		if c.Region != "" {
 			region, _ := json.Marshal(c.Region) // a string always encodes
 			sc.Context = map[string]json.RawMessage{"aws:RequestedRegion": region}

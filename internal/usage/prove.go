@@ -64,13 +64,14 @@ func (p *Proof) Allowed() int {
 // is asked without a region: the proposal must refuse it on every
 // resource the request names it on, and on "*", whatever the conditions.
 func Prove(r *Report, request, proposal *policy.Document) (*Proof, error) {
-	req, err := compile("request", request)
-	if err != nil {
-		return nil, err
-	}
-	prop, err := compile("proposal", proposal)
-	if err != nil {
-		return nil, err
+	req, prop := newAsker("request", request), newAsker("proposal", proposal)
+	var failed error
+	decide := func(a *asker, action, resource, region string) string {
+		d, err := a.decide(r.Principal, action, resource, region)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return d.String()
 	}
 	p := &Proof{}
 	seen := map[[3]string]bool{}
@@ -93,7 +94,7 @@ func Prove(r *Report, request, proposal *policy.Document) (*Proof, error) {
 					for _, region := range regions {
 						if ask(u.Action, res, region) {
 							p.Calls = append(p.Calls, Check{Action: u.Action, Resource: res, Region: region,
-								Request: decide(req, r.Principal, u.Action, res, region).String(), Proposal: decide(prop, r.Principal, u.Action, res, region).String()})
+								Request: decide(req, u.Action, res, region), Proposal: decide(prop, u.Action, res, region)})
 						}
 					}
 				}
@@ -114,13 +115,13 @@ func Prove(r *Report, request, proposal *policy.Document) (*Proof, error) {
 				}
 				for _, res := range []string{s.Resource, "*"} {
 					if ask(action, res, "") {
-						p.Unused = append(p.Unused, Check{Action: action, Resource: res, Proposal: decide(prop, r.Principal, action, res, "").String()})
+						p.Unused = append(p.Unused, Check{Action: action, Resource: res, Proposal: decide(prop, action, res, "")})
 					}
 				}
 			}
 		}
 	}
-	return p, nil
+	return p, failed
 }
 
 // expand is the actions a written action matches: the catalog's, or the
@@ -134,10 +135,4 @@ func expand(cat *catalog.Catalog, written string) []string {
 		out = []string{written}
 	}
 	return out
-}
-
-func compile(name string, doc *policy.Document) (*policy.Policies, error) {
-	var set policy.Set
-	set.Add(policy.Identity, policy.Named{Name: name, Document: doc})
-	return policy.Compile(set)
 }

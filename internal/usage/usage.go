@@ -127,12 +127,13 @@ func Build(request, principal string, entries []leashv1.StatementEntry, doc *pol
 		for _, written := range e.Action {
 			a := Action{Written: written, Matches: len(cat.Expand(written))}
 			if e.Effect == string(policy.Allow) {
-				one, err := oneStatement(doc, i, written)
-				if err != nil {
-					return nil, err
-				}
+				one := newAsker(fmt.Sprintf("statement %d", i), oneStatement(doc, i, written))
 				for ui, u := range uses {
-					if rs := coveredResources(one, written, principal, u); len(rs) > 0 {
+					rs, err := coveredResources(one, written, principal, u)
+					if err != nil {
+						return nil, err
+					}
+					if len(rs) > 0 {
 						a.Used = append(a.Used, cloudtrail.Use{Action: u.Action, Resources: rs, Regions: u.Regions, Calls: u.Calls, LastUsed: u.LastUsed})
 						for _, res := range rs {
 							covered[ui][res] = true
@@ -173,18 +174,16 @@ var needsNoPermission = map[string]bool{"sts:getcalleridentity": true}
 // Allow without its conditions: the question "does the statement name this
 // call", which the trail can answer; whether its conditions held, the
 // trail cannot.
-func oneStatement(doc *policy.Document, i int, action string) (*policy.Policies, error) {
+func oneStatement(doc *policy.Document, i int, action string) *policy.Document {
 	s := doc.Statements[i]
 	s.Action, s.Conditions, s.Effect = []string{action}, nil, policy.Allow
-	var set policy.Set
-	set.Add(policy.Identity, policy.Named{Name: fmt.Sprintf("statement %d", i), Document: &policy.Document{Version: doc.Version, Statements: []policy.Statement{s}}})
-	return policy.Compile(set)
+	return &policy.Document{Version: doc.Version, Statements: []policy.Statement{s}}
 }
 
 // coveredResources are the resources of u that the compiled statement
 // allows to principal. A use on "*" (a call whose record does not tell its
 // resource) is covered by a statement naming the action on any resource.
-func coveredResources(one *policy.Policies, written, principal string, u cloudtrail.Use) []string {
+func coveredResources(one *asker, written, principal string, u cloudtrail.Use) ([]string, error) {
 	var out []string
 	for _, res := range u.Resources {
 		if res == "*" {
@@ -193,27 +192,15 @@ func coveredResources(one *policy.Policies, written, principal string, u cloudtr
 			}
 			continue
 		}
-		if decide(one, principal, u.Action, res, "") == policy.Allowed {
+		d, err := one.decide(principal, u.Action, res, "")
+		if err != nil {
+			return nil, err
+		}
+		if d == policy.Allowed {
 			out = append(out, res)
 		}
 	}
-	return out
-}
-
-// decide asks the engine about one call of principal, with what a trail
-// tells of every call: the keys AWS derives from the caller, and the
-// region the call was made in ("" for none).
-func decide(p *policy.Policies, principal, action, resource, region string) policy.Decision {
-	return p.Decide(callRequest(principal, action, resource, region))
-}
-
-func callRequest(principal, action, resource, region string) *policy.Request {
-	req := &policy.Request{Principal: principal, Action: action, Resource: resource}
-	req.Context.AddPrincipalKeys(principal)
-	if region != "" {
-		req.Context.Set("aws:RequestedRegion", region)
-	}
-	return req
+	return out, nil
 }
 
 func compareFold(a, b string) int {
