@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,8 +44,11 @@ func (g Gap) String() string {
 // pattern is asked as written, so arn:aws:s3:::* covers arn:aws:s3:::krops-*
 // and arn:aws:s3:::krops-a does not. Conditions become contexts that satisfy
 // them: the first value of every key, then each other value of one key at a
-// time, so a set limited to one region does not cover a grant for two. Keys
-// under negated, Null, numeric and date operators are left out: an absent
+// time, so a set limited to one region does not cover a grant for two. A key
+// a Null condition requires ("false") and no other condition gives a value
+// is asked with AnyValue, so the grant is asked about a request it allows
+// (one with the tag) and a covering set's own Null condition holds for it.
+// Keys under negated, numeric and date operators are left out: an absent
 // key fails the covering set's own conditions on it, so the answer errs
 // towards "not covered".
 func Questions(doc *policy.Document, expand func(pattern string) []string) []Question {
@@ -91,6 +95,7 @@ func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[st
 		values []string
 	}
 	var kvs []keyValues
+	var present []string // keys a Null condition requires
 	multi := map[string]bool{}
 	for _, c := range conds {
 		if strings.HasPrefix(c.Operator, "ForAnyValue:") || strings.HasPrefix(c.Operator, "ForAllValues:") {
@@ -100,6 +105,15 @@ func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[st
 		switch base {
 		case "StringEquals", "StringEqualsIgnoreCase", "StringLike", "ArnEquals", "ArnLike", "Bool", "IpAddress":
 			kvs = append(kvs, keyValues{key: c.Key, values: c.Values})
+		case "Null":
+			if len(c.Values) == 1 && strings.EqualFold(c.Values[0], "false") {
+				present = append(present, c.Key)
+			}
+		}
+	}
+	for _, k := range present {
+		if !slices.ContainsFunc(kvs, func(kv keyValues) bool { return kv.key == k }) {
+			kvs = append(kvs, keyValues{key: k, values: []string{AnyValue}})
 		}
 	}
 	sort.Slice(kvs, func(i, j int) bool { return kvs[i].key < kvs[j].key })
@@ -122,6 +136,11 @@ func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[st
 	}
 	return out, multi
 }
+
+// AnyValue is the value a question gives a key that a grant requires to be
+// present (Null "false") whatever its value, such as a resource tag: a set
+// that allows only some values of the key does not cover the grant.
+const AnyValue = "(any value)"
 
 // Ask puts each question to compiled, the policies of principal, and
 // returns those not allowed with the engine's reason.

@@ -42,7 +42,9 @@ func TestAskFindsWhatIsNotCovered(t *testing.T) {
 	covering := mustParse(t, `{"Version":"2012-10-17","Statement":[
 	  {"Effect":"Allow","Action":["ec2:Describe*","s3:*"],"Resource":"*"},
 	  {"Effect":"Allow","Action":"sqs:SendMessage","Resource":"arn:aws:sqs:*:*:krops-a"},
-	  {"Effect":"Allow","Action":"ec2:RunInstances","Resource":"*","Condition":{"StringEquals":{"aws:RequestedRegion":"eu-north-1"}}}]}`)
+	  {"Effect":"Allow","Action":"ec2:RunInstances","Resource":"*","Condition":{"StringEquals":{"aws:RequestedRegion":"eu-north-1"}}},
+	  {"Effect":"Allow","Action":"ec2:DeleteSecurityGroup","Resource":"*","Condition":{"Null":{"aws:ResourceTag/cluster":"false"}}},
+	  {"Effect":"Allow","Action":"ec2:DeleteVolume","Resource":"*","Condition":{"StringEquals":{"aws:ResourceTag/cluster":"owned"}}}]}`)
 	var set policy.Set
 	set.Add(policy.Identity, policy.Named{Name: "root", Document: covering})
 	compiled, err := policy.Compile(set)
@@ -59,6 +61,11 @@ func TestAskFindsWhatIsNotCovered(t *testing.T) {
 		{"the exact resource is covered", `{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"arn:aws:sqs:*:*:krops-a"}`, nil},
 		{"a grant for two regions is not covered by one", `{"Effect":"Allow","Action":"ec2:RunInstances","Resource":"*","Condition":{"StringEquals":{"aws:RequestedRegion":["eu-north-1","eu-west-1"]}}}`, []string{"ec2:RunInstances"}},
 		{"a grant for the covered region is covered", `{"Effect":"Allow","Action":"ec2:RunInstances","Resource":"*","Condition":{"StringEquals":{"aws:RequestedRegion":"eu-north-1"}}}`, nil},
+		// Null "false" holds when the key is in the request, whatever its value
+		// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_Null).
+		{"a grant on tagged resources is covered by the same Null condition", `{"Effect":"Allow","Action":"ec2:DeleteSecurityGroup","Resource":"*","Condition":{"Null":{"aws:ResourceTag/cluster":"false"}}}`, nil},
+		{"a grant on tagged resources is not covered by one tag value", `{"Effect":"Allow","Action":"ec2:DeleteVolume","Resource":"*","Condition":{"Null":{"aws:ResourceTag/cluster":"false"}}}`, []string{"ec2:DeleteVolume"}},
+		{"a grant on every resource is not covered by a grant on tagged ones", `{"Effect":"Allow","Action":"ec2:DeleteSecurityGroup","Resource":"*"}`, []string{"ec2:DeleteSecurityGroup"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -148,7 +148,7 @@ does not know or credentials it refuses).`),
 	f.StringVar(&o.accountFile, "account", "",
 		"account snapshot `FILE` (aws iam get-account-authorization-details) to read --principal, --user or --role from instead of IAM; adds the escalations reachable through other principals (LEASH-ESC-CHAIN) (e.g. --account account.json)")
 	o.addFlags(f, "read --user or --role")
-	cmd.AddCommand(newCheckWorkload())
+	cmd.AddCommand(newCheckWorkload(), newCheckUpgrade())
 	return cmd
 }
 
