@@ -142,12 +142,14 @@ func satisfyingContexts(conds []policy.Condition) ([]map[string][]string, map[st
 // that allows only some values of the key does not cover the grant.
 const AnyValue = "(any value)"
 
-// Ask puts each question to compiled, the policies of principal, and
-// returns those not allowed with the engine's reason.
+// Ask puts each question to compiled, the policies of principal (with no
+// resource policy), and returns those not allowed with the engine's reason.
+// A question about a KMS key is asked under its default key policy
+// (keypolicy.go).
 func Ask(compiled *policy.Policies, principal string, qs []Question) []Gap {
 	var gaps []Gap
 	for _, q := range qs {
-		res := compiled.Explain(q.Request(principal))
+		res := UnderKeyPolicy(compiled, false, q.Action, q.Resource).Explain(q.Request(principal))
 		if res.Decision == policy.Allowed {
 			continue
 		}

@@ -68,3 +68,15 @@ func (c *Compiled) MayAllow(action string) bool {
 	}
 	return false
 }
+
+// WithResource returns p with res as the resource's own policy in place of
+// p's (nil for none): the same principal asked about another resource,
+// such as a KMS key under its key policy. It compiles nothing.
+func (p *Policies) WithResource(res *Compiled) *Policies {
+	q := *p
+	q.resource = nil
+	if res != nil {
+		q.resource = res.doc
+	}
+	return &q
+}

@@ -159,6 +159,36 @@ type CredentialsRequestStatus struct {
 	// role (its trust is spec.serviceAccountNames). Leash extension.
 	// +optional
 	RoleTrust string `json:"roleTrust,omitempty"`
+
+	// Usage is what the principal used of what the request allows, read
+	// from the trail the operator is given (--usage-data, --usage-trail-dir)
+	// at the last sync. Leash extension; the UnusedPermissions condition
+	// sums it up.
+	// +optional
+	Usage *UsageStatus `json:"usage,omitempty"`
+}
+
+// UsageStatus is what a request's principal used of what the request
+// allows over a window of its trail.
+type UsageStatus struct {
+	// Since is the start of the window read: calls before it do not count.
+	// +kubebuilder:validation:Required
+	// +required
+	Since metav1.Time `json:"since"`
+
+	// LastUsed is the last call that used an action the request allows.
+	// +optional
+	LastUsed *metav1.Time `json:"lastUsed,omitempty"`
+
+	// Used are the actions the request allows that were used, as AWS's
+	// catalog spells them.
+	// +optional
+	Used []string `json:"used,omitempty"`
+
+	// Unused are the actions of the request's Allow statements, as
+	// written, that nothing used in the window.
+	// +optional
+	Unused []string `json:"unused,omitempty"`
 }
 
 // CredentialsRequest asks for cloud credentials with a given set of
@@ -256,6 +286,12 @@ const (
 	// statement's actions carries) but that does not stop the request from
 	// being provisioned. Leash extension.
 	PolicyWarnings CredentialsRequestConditionType = "PolicyWarnings"
+	// UnusedPermissions is True when the principal used none of some
+	// actions the request allows in the window of the trail the operator
+	// reads (status.usage lists them), False when it used every one, and
+	// Unknown when the trail could not be read. It never affects Ready.
+	// Leash extension.
+	UnusedPermissions CredentialsRequestConditionType = "UnusedPermissions"
 )
 
 // FailureConditionTypes are the condition types that, when True, mean the

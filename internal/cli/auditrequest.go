@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/atomicfile"
 	"leash.dev/leash/internal/cloudtrail"
@@ -48,6 +50,8 @@ func checkRequestFlags(o auditOptions) error {
 	}
 	r := o.request
 	switch {
+	case r.account != "" && !accountID.MatchString(r.account):
+		return &inputerr.Error{Source: "--account", Msg: fmt.Sprintf("%q is not an AWS account ID: give its 12 digits (e.g. --account 111122223333)", r.account)}
 	case r.dir != "" && r.kubeconfig != "":
 		return &inputerr.Error{Source: "--request", Msg: "-f and --kubeconfig both say where the request is: give -f DIR for a folder leash apply provisioned, or --kubeconfig for a cluster"}
 	case (r.keepResources || r.proof != "") && !r.propose:
@@ -59,6 +63,8 @@ func checkRequestFlags(o auditOptions) error {
 	}
 	return nil
 }
+
+var accountID = regexp.MustCompile(`^[0-9]{12}$`)
 
 // auditedRequest is the request and whose calls are its use.
 type auditedRequest struct {
@@ -221,7 +227,7 @@ func runRequestAudit(ctx context.Context, o auditOptions, f audit.Filter, src cl
 	if err != nil {
 		return err
 	}
-	report, err := usage.Build(a.cr.Namespace+"/"+a.cr.Name, principal, a.entries, doc, b.Uses(), b.Notes())
+	report, err := usage.Build(a.cr.Namespace+"/"+a.cr.Name, principal, a.entries, doc, b.Uses(), reportNotes(b.Notes()))
 	if err != nil {
 		return err
 	}
@@ -233,6 +239,19 @@ func runRequestAudit(ctx context.Context, o auditOptions, f audit.Filter, src cl
 		return usage.WriteText(stdout, report)
 	}
 	return writeProposal(o.request, a, report, doc, stdout, stderr)
+}
+
+// reportNotes are the notes a use report keeps: the calls left out. A
+// use whose record does not tell its resource is no note here, since a
+// proposal keeps the statement's resource for it.
+func reportNotes(notes []cloudtrail.Note) []cloudtrail.Note {
+	var out []cloudtrail.Note
+	for _, n := range notes {
+		if n.Kind != cloudtrail.NoteAnyResource && n.Kind != cloudtrail.NoteTooLarge {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // pick is the principal whose calls were read: the one ARN the trail
@@ -315,8 +334,8 @@ func writeProofCases(path, principal string, pdoc *policy.Document, proof *usage
 	for _, c := range append(slices.Clone(proof.Calls), proof.Unused...) {
 		sc := simulate.Case{Principal: principal, Action: c.Action, Resource: c.Resource,
 			IdentityPolicies: []simulate.NamedDocument{{Name: "proposed", Document: text}}}
-		if account := usage.KeyAccount(c.Action, c.Resource); account != "" {
-			sc.ResourcePolicy = json.RawMessage(usage.DefaultKeyPolicy(account))
+		if account := analyze.KeyAccount(c.Action, c.Resource); account != "" {
+			sc.ResourcePolicy = json.RawMessage(analyze.DefaultKeyPolicy(account))
 		}
 		if c.Region != "" {
 			region, _ := json.Marshal(c.Region) // a string always encodes

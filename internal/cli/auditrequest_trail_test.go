@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The trail of testdata/usage-trail is two gzipped CloudTrail log files in
+// The trail of examples/usage (its README says more) is two gzipped CloudTrail log files in
 // the layout of a trail's S3 bucket, their records shaped as the CloudTrail
 // User Guide's examples ("CloudTrail record contents",
 // https://docs.aws.amazon.com/awscloudtrail/latest/userguide/cloudtrail-event-reference-record-contents.html):
@@ -22,11 +23,11 @@ import (
 // elasticloadbalancing:DeleteLoadBalancer (granted, refused by an SCP). The
 // node role, an administrator and a role of the same name in another
 // account call the request's other actions.
-var trailDir = filepath.Join("testdata", "usage-trail")
+var trailDir = filepath.Join("..", "..", "examples", "usage", "AWSLogs")
 
 func trailAudit(extra ...string) []string {
-	return append([]string{"audit", "--request", "kube-system/aws-cloud-controller-manager", "-f", filepath.Join(trailDir, "request"),
-		"--mode", "STS", "--trail-dir", filepath.Join(trailDir, "AWSLogs")}, extra...)
+	return append([]string{"audit", "--request", "kube-system/aws-cloud-controller-manager-sts", "-f", filepath.Join("..", "..", "examples", "ccm-sts"),
+		"--mode", "STS", "--trail-dir", trailDir, "--account", "111122223333"}, extra...)
 }
 
 // TestAuditRequestOverCloudTrailFiles: the report holds exactly the
@@ -41,7 +42,7 @@ func TestAuditRequestOverCloudTrailFiles(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Principal != "arn:aws:iam::111122223333:role/ccm-web-identity" {
+	if r.Principal != "arn:aws:iam::111122223333:role/leash/leash/leash-kube-system-aws-cloud-controller-manager-sts-3hsu32ev" {
 		t.Errorf("principal %s", r.Principal)
 	}
 	used := []string{"ec2:CreateTags", "ec2:DescribeInstances", "ec2:DescribeSecurityGroups",
@@ -85,7 +86,7 @@ func TestAuditRequestOverCloudTrailFiles(t *testing.T) {
 		if err := json.Unmarshal(cr.Spec.ProviderSpec.Raw, &spec); err != nil {
 			t.Fatal(err)
 		}
-		if spec.STSIAMRoleARN != "arn:aws:iam::111122223333:role/ccm-web-identity" || cr.Spec.SecretRef.Name != "cloud-controller-manager-sts-credentials" {
+		if cr.Spec.CloudTokenPath != "/var/run/secrets/openshift/serviceaccount/token" || cr.Spec.SecretRef.Name != "cloud-controller-manager-sts-credentials" {
 			t.Errorf("the proposal lost the request's other fields: %+v", cr.Spec)
 		}
 		return spec.StatementEntries
@@ -99,6 +100,27 @@ func TestAuditRequestOverCloudTrailFiles(t *testing.T) {
 	if g, w := must(json.Marshal(got)), must(json.Marshal(want)); string(g) != string(w) {
 		t.Errorf("proposal\n%s\nwant\n%s", g, w)
 	}
+	t.Run("leash diff: the proposal grants nothing the request does not, a KMS key included", func(t *testing.T) {
+		manifest, _, _ := run(t, trailAudit("--propose")...)
+		p := filepath.Join(t.TempDir(), "proposed.yaml")
+		if err := os.WriteFile(p, []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		request := filepath.Join("..", "..", "examples", "ccm-sts", "credentialsrequest.yaml")
+		if out, stderr, code := run(t, "diff", "--principal", r.Principal, request, p); code != 0 {
+			t.Errorf("diff REQUEST PROPOSAL: exit %d, want 0\n%s%s", code, out, stderr)
+		}
+		// What it takes away: every unused action, and the two used ones
+		// on the resources they were not used on.
+		var want []string
+		for _, a := range append(unused, "ec2:CreateTags", "kms:DescribeKey") {
+			want = append(want, a+" on *")
+		}
+		out, _, code := run(t, "diff", "--principal", r.Principal, p, request)
+		if got := strings.Split(strings.TrimSpace(out), "\n"); code != 1 || !sameSet(got, want) {
+			t.Errorf("diff PROPOSAL REQUEST: exit %d\n%s\nwant (in any order)\n%s", code, out, strings.Join(want, "\n"))
+		}
+	})
 	kept := proposal("--keep-resources")
 	if len(kept) != 1 || kept[0].Resource != "*" || !slices.Equal(kept[0].Action, used) {
 		t.Errorf("--keep-resources: %+v, want the six used actions on *", kept)
@@ -127,15 +149,19 @@ func TestAuditRequestRefusals(t *testing.T) {
 		says string
 	}{
 		{"not NAMESPACE/NAME", []string{"audit", "--request", "ccm", "-f", trailDir, "--trail-dir", trailDir}, `"ccm": give NAMESPACE/NAME`},
-		{"a request the folder lacks", []string{"audit", "--request", "kube-system/nope", "-f", filepath.Join(trailDir, "request"), "--trail-dir", trailDir}, "no CredentialsRequest kube-system/nope in"},
+		{"a request the folder lacks", []string{"audit", "--request", "kube-system/nope", "-f", filepath.Join("..", "..", "examples", "ccm"), "--trail-dir", trailDir}, "no CredentialsRequest kube-system/nope in"},
 		{"--principal beside --request", append(trailAudit(), "--principal", "arn:aws:iam::111122223333:role/x"), "drop --principal"},
 		{"--policy beside --request", append(trailAudit(), "--policy"), "drop --policy"},
 		{"--proof without --propose", append(trailAudit(), "--proof", "p.jsonl"), "add --propose"},
 		{"-f and --kubeconfig", append(trailAudit(), "--kubeconfig", "k"), "-f and --kubeconfig both"},
+		// The trail holds a role of the request's role's name in another
+		// account: known by name only (-f), it is not guessed between them.
+		{"a name in two accounts' trails", []string{"audit", "--request", "kube-system/aws-cloud-controller-manager-sts", "-f", filepath.Join("..", "..", "examples", "ccm-sts"), "--mode", "STS", "--trail-dir", trailDir},
+			"in several accounts (arn:aws:iam::111122223333:role/leash/leash/leash-kube-system-aws-cloud-controller-manager-sts-3hsu32ev, arn:aws:iam::444455556666:role/leash/leash/leash-kube-system-aws-cloud-controller-manager-sts-3hsu32ev): give the one leash apply provisioned with --account ID"},
 		{"--propose without --request", []string{"audit", "--trail-dir", trailDir, "--propose"}, "add --request NAMESPACE/NAME"},
 		{"--propose with --output", append(trailAudit(), "--propose", "--output", "json"), "drop --output"},
-		{"a Passthrough request", []string{"audit", "--request", "kube-system/aws-cloud-controller-manager", "-f", filepath.Join(trailDir, "request"), "--mode", "Passthrough", "--trail-dir", trailDir}, "its credentials are not its own"},
-		{"nothing used: no proposal", []string{"audit", "--request", "kube-system/aws-cloud-controller-manager", "-f", filepath.Join(trailDir, "request"), "--trail-dir", trailDir, "--propose"}, "used none of the actions the request allows"},
+		{"a Passthrough request", []string{"audit", "--request", "kube-system/aws-cloud-controller-manager", "-f", filepath.Join("..", "..", "examples", "ccm"), "--mode", "Passthrough", "--trail-dir", trailDir}, "its credentials are not its own"},
+		{"nothing used: no proposal", []string{"audit", "--request", "kube-system/aws-cloud-controller-manager", "-f", filepath.Join("..", "..", "examples", "ccm"), "--trail-dir", trailDir, "--propose"}, "used none of the actions the request allows"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := run(t, tt.args...)
@@ -144,4 +170,8 @@ func TestAuditRequestRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+func sameSet(a, b []string) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(s string) bool { return !slices.Contains(b, s) })
 }

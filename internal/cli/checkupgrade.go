@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,7 +119,7 @@ func runCheckUpgrade(ctx context.Context, o checkUpgradeOptions) error {
 	if o.dir != "" {
 		find = withPassthroughCaller(find, iam)
 	}
-	results, err := upgrade.Check(ctx, next, find, iamReader(iam, fix))
+	results, err := upgrade.Check(ctx, next, find, upgrade.IAMReader(iam, fix))
 	if err != nil {
 		return err
 	}
@@ -155,15 +154,7 @@ func nextRequests(dir string) ([]upgrade.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]upgrade.Request, len(crs))
-	for i, cr := range crs {
-		doc, ignored, err := operator.CheckedPolicy(cr)
-		out[i] = upgrade.Request{Namespace: cr.Namespace, Name: cr.Name, Policy: doc, Ignored: ignored}
-		if err != nil {
-			out[i].Invalid = err.Error()
-		}
-	}
-	return out, nil
+	return operator.UpgradeRequests(crs), nil
 }
 
 // folderFind finds a request's principal as leash revoke --request -f does:
@@ -237,70 +228,8 @@ func clusterFind(kubeconfig string) (upgrade.Find, error) {
 		if err != nil {
 			return upgrade.Principal{}, err
 		}
-		return statusPrincipal(cr)
+		return upgrade.StatusPrincipal(cr)
 	}, nil
-}
-
-// statusPrincipal is the principal a cluster's request holds, from its
-// status; ErrNew for a request the operator ignores (another cloud's).
-func statusPrincipal(cr *leashv1.CredentialsRequest) (upgrade.Principal, error) {
-	p := cr.Status.Principal
-	if cr.Status.Mode == leashv1.ModeIgnored {
-		return upgrade.Principal{}, upgrade.ErrNew
-	}
-	if p == "" {
-		return upgrade.Principal{}, &upgrade.Failure{Msg: fmt.Sprintf("has no principal in its status (status.principal): the operator has not provisioned it, so there are no current permissions to check; see kubectl describe credentialsrequest -n %s %s, and check again once it is Ready", cr.Namespace, cr.Name)}
-	}
-	kind, _, ok := iamclient.PrincipalName(p)
-	if !ok {
-		return upgrade.Principal{}, &upgrade.Failure{Msg: fmt.Sprintf("its principal %s is not an IAM user or role whose policies can be read", p)}
-	}
-	out := upgrade.Principal{Kind: kind, Name: p}
-	if cr.Status.Mode == leashv1.ModePassthrough {
-		out.Note = "Passthrough: checked against the operator's root credentials, which it hands out"
-	}
-	return out, nil
-}
-
-// iamReader reads a principal's policies and ARN from IAM; a principal IAM
-// does not know fails its request, with fix.
-func iamReader(iam *iamclient.Client, fix string) upgrade.Read {
-	return func(ctx context.Context, p upgrade.Principal) (upgrade.Held, error) {
-		name, arn := p.Name, ""
-		if strings.HasPrefix(name, "arn:") {
-			_, name, _ = iamclient.PrincipalName(p.Name)
-			arn = p.Name
-		}
-		failed := func(err error) (upgrade.Held, error) {
-			if iamclient.IsNotFound(err) {
-				return upgrade.Held{}, &upgrade.Failure{Msg: fmt.Sprintf("IAM has no %s %s, the principal the request holds now (deleted?): %s", p.Kind, name, fix)}
-			}
-			if errors.As(err, new(*iamclient.PolicyParseError)) {
-				return upgrade.Held{}, &upgrade.Failure{Msg: fmt.Sprintf("%s %s: %v", p.Kind, name, err)}
-			}
-			return upgrade.Held{}, &inputerr.Error{Msg: fmt.Sprintf("reading the policies of %s %s from IAM: %v", p.Kind, name, err)}
-		}
-		pp, err := iam.LoadPolicies(ctx, p.Kind, name)
-		if err != nil {
-			return failed(err)
-		}
-		switch {
-		case arn != "":
-		case p.Kind == "user":
-			u, err := iam.GetUser(ctx, name)
-			if err != nil {
-				return failed(err)
-			}
-			arn = u.ARN
-		default:
-			r, err := iam.GetRole(ctx, name)
-			if err != nil {
-				return failed(err)
-			}
-			arn = r.ARN
-		}
-		return upgrade.Held{ARN: arn, ParsedPolicies: pp}, nil
-	}
 }
 
 // requestClient is a client for CredentialsRequests in the cluster of

@@ -430,7 +430,7 @@ func TestCheckUpgradeStatusPrincipal(t *testing.T) {
 		{"a principal that is not a user or role fails", request(leashv1.ModeMint, "arn:aws:sts::111122223333:federated-user/bob"), upgrade.Principal{}, "is not an IAM user or role"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := statusPrincipal(tt.cr)
+			got, err := upgrade.StatusPrincipal(tt.cr)
 			var f *upgrade.Failure
 			if tt.err != "" && (!errors.As(err, &f) || !strings.Contains(f.Msg, tt.err)) {
 				t.Errorf("error %v, want a failure saying %q", err, tt.err)
@@ -440,7 +440,7 @@ func TestCheckUpgradeStatusPrincipal(t *testing.T) {
 			}
 		})
 	}
-	if _, err := statusPrincipal(request(leashv1.ModeIgnored, "")); !errors.Is(err, upgrade.ErrNew) {
+	if _, err := upgrade.StatusPrincipal(request(leashv1.ModeIgnored, "")); !errors.Is(err, upgrade.ErrNew) {
 		t.Errorf("an ignored request: %v, want ErrNew (AWS credentials are made at upgrade)", err)
 	}
 }

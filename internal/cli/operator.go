@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -18,8 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/inputerr"
 	"leash.dev/leash/internal/operator"
+	"leash.dev/leash/localaws/audit"
 )
 
 func newOperator() *cobra.Command {
@@ -27,6 +31,9 @@ func newOperator() *cobra.Command {
 		o                                       operator.Options
 		kubeconfig, mode, rootSecret, configMap string
 		adminNamespaces                         string
+		nextDir, nextConfigMap                  string
+		usageData, usageTrailDir                string
+		usageWindow                             time.Duration
 		guard                                   guardrailFlags
 		accounts                                accountCheckFlags
 		webhook                                 webhookFlags
@@ -91,7 +98,24 @@ With --webhook-port, the operator also serves the admission webhook for pods
 (deploy/base/webhook.yaml, docs/admission.md): a pod naming a request with
 leash.dev/credentials is wired to its Secret, and a pod that receives a leash
 credential is refused when leash check workload finds it at or above
---webhook-refuse-at.`),
+--webhook-refuse-at.
+
+With --next-requests (a folder, such as a mounted ConfigMap) or
+--next-requests-configmap (a ConfigMap whose data values are manifests), the
+operator also keeps CredentialsUpgradeCheck cluster (leash.dev/v1alpha1)
+answering what leash check upgrade answers: do the next release's requests
+find what they grant in the principals the current ones hold? Its Upgradeable
+condition is True, False (status.requests lists the missing permissions) or
+Unknown, checked again as requests change and every recheck, and
+leash_upgradeable and leash_upgrade_missing_permissions report it.
+
+With --usage-data (leash local's data folder) or --usage-trail-dir (CloudTrail
+log files, such as a synced copy of the trail's bucket), every sync also reads
+what the request's principal used of what the request allows over
+--usage-window: status.usage lists the actions used and unused and the last
+use, the UnusedPermissions condition sums it up (it never affects Ready), and
+leash_credentials_request_actions{state="used"|"unused"} and
+leash_credentials_request_last_used_timestamp_seconds report it.`),
 		Example: example(
 			"# In a cluster (see deploy/): the Deployment runs",
 			"leash operator --leader-elect --leader-election-namespace leash-system \\",
@@ -133,6 +157,12 @@ credential is refused when leash check workload finds it at or above
 			if o.Config.Guardrails, err = o.GuardrailSources.Load(cmData); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
+			if o.Usage, err = usageTrail(usageData, usageTrailDir, usageWindow); err != nil {
+				return err
+			}
+			if o.NextRequests, err = nextRequestSources(nextDir, nextConfigMap); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return &inputerr.Error{Msg: err.Error()}
 			}
@@ -170,6 +200,11 @@ credential is refused when leash check workload finds it at or above
 	f.DurationVar(&o.RecheckFailed, "recheck-interval", operator.DefaultRecheckFailed, "how often a failing request is checked again for what no watch shows, such as a permission granted in IAM (at least 1s)")
 	f.DurationVar(&o.SweepInterval, "sweep-interval", 10*time.Minute, "how often users minted for deleted requests are looked for")
 	f.DurationVar(&o.SweepGrace, "sweep-grace", 5*time.Minute, "users younger than this are never swept")
+	f.StringVar(&usageData, "usage-data", "", "read what each request's principal used from leash local's audit log in its data folder `DIR` (e.g. --usage-data /var/lib/leash-local)")
+	f.StringVar(&usageTrailDir, "usage-trail-dir", "", "read what each request's principal used from the CloudTrail log files under `DIR` (e.g. --usage-trail-dir /var/cloudtrail/AWSLogs)")
+	f.DurationVar(&usageWindow, "usage-window", operator.DefaultUsageWindow, "how far back calls count as use: an action not called within this `DURATION` is unused (e.g. --usage-window 720h)")
+	f.StringVar(&nextDir, "next-requests", "", "folder `DIR` of the next release's CredentialsRequest manifests (e.g. a mounted ConfigMap): keep CredentialsUpgradeCheck cluster saying whether they find their permissions in the current credentials")
+	f.StringVar(&nextConfigMap, "next-requests-configmap", "", "`NAMESPACE/NAME` of a ConfigMap whose data values are the next release's CredentialsRequest manifests, read as it changes (as --next-requests, beside or instead of it)")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "`ADDRESS` of the Prometheus metrics endpoint (0 turns it off)")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "`ADDRESS` of /healthz and /readyz (0 turns them off)")
 	f.BoolVar(&o.LeaderElection, "leader-elect", false, "run as one of several replicas, only the leader reconciling")
@@ -274,4 +309,25 @@ func defaultAdminNamespaces(flag, leaderNamespace string) []string {
 		out = append([]string{ns}, out...)
 	}
 	return out
+}
+
+// usageTrail is the trail the operator reads for use, if a flag names one.
+func usageTrail(data, trailDir string, window time.Duration) (*operator.Usage, error) {
+	switch {
+	case data != "" && trailDir != "":
+		return nil, &inputerr.Error{Msg: "--usage-data and --usage-trail-dir both name a trail: give the one the requests' principals' calls go to"}
+	case window <= 0:
+		return nil, &inputerr.Error{Source: "--usage-window", Msg: fmt.Sprintf("%v: give a positive duration, such as 2160h (90 days)", window)}
+	case data != "":
+		if _, err := os.Stat(filepath.Join(data, audit.FileName)); err != nil {
+			return nil, &inputerr.Error{Source: "--usage-data " + data, Msg: fmt.Sprintf("no audit log there (%v); is it the folder given to leash local --data?", err)}
+		}
+		return &operator.Usage{Source: cloudtrail.LocalLog{Dir: data}, Window: window}, nil
+	case trailDir != "":
+		if info, err := os.Stat(trailDir); err != nil || !info.IsDir() {
+			return nil, &inputerr.Error{Source: "--usage-trail-dir " + trailDir, Msg: "not a folder: give the folder holding the CloudTrail log files"}
+		}
+		return &operator.Usage{Source: cloudtrail.Folder{Root: trailDir}, Window: window}, nil
+	}
+	return nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/upgrade"
 	"leash.dev/leash/policy"
 )
 
@@ -25,4 +26,19 @@ func CheckedPolicy(cr *leashv1.CredentialsRequest) (doc *policy.Document, ignore
 	}
 	_, doc, err = requestedPolicy(spec)
 	return doc, "", err
+}
+
+// UpgradeRequests are the next release's requests crs as the upgrade check
+// asks them: each one's CheckedPolicy, with a manifest that cannot be
+// provisioned as written kept, to fail with the reason.
+func UpgradeRequests(crs []*leashv1.CredentialsRequest) []upgrade.Request {
+	out := make([]upgrade.Request, len(crs))
+	for i, cr := range crs {
+		doc, ignored, err := CheckedPolicy(cr)
+		out[i] = upgrade.Request{Namespace: cr.Namespace, Name: cr.Name, Policy: doc, Ignored: ignored}
+		if err != nil {
+			out[i].Invalid = err.Error()
+		}
+	}
+	return out
 }

@@ -72,6 +72,13 @@ func readRequestFile(path string) ([]*leashv1.CredentialsRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseRequests(path, data)
+}
+
+// ParseRequests reads the CredentialsRequests in data, a stream of YAML
+// documents, as ReadRequests reads a file; path names where data came
+// from (a file, or a ConfigMap and its key) in errors.
+func ParseRequests(path string, data []byte) ([]*leashv1.CredentialsRequest, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var out []*leashv1.CredentialsRequest
 	for doc := 1; ; doc++ {

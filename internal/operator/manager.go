@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	leashv1 "leash.dev/leash/api/v1"
+	leashv1alpha1 "leash.dev/leash/api/v1alpha1"
 	"leash.dev/leash/internal/admission"
 	"leash.dev/leash/internal/buildinfo"
 	"leash.dev/leash/internal/iamclient"
@@ -69,6 +70,13 @@ type Options struct {
 	// name a ceiling file or a ConfigMap, the operator reads them again as
 	// they change and puts the new guardrails in force (guardrailwatch.go).
 	GuardrailSources GuardrailSources
+	// NextRequests, when set, are the next release's CredentialsRequests:
+	// the operator keeps CredentialsUpgradeCheck cluster saying whether they
+	// find what they need in the current credentials (upgradecheck.go).
+	NextRequests NextRequestSources
+	// Usage, when set, is the trail each sync reads for what the
+	// request's principal used (usage.go).
+	Usage *Usage
 	// Webhook, when set, serves the admission webhook for pods (see
 	// admission): it wires pods to the request they name and refuses the
 	// ones that could fall back to the node's role.
@@ -140,6 +148,7 @@ func (o Options) settings() []any {
 		"brokerPrincipal", or(o.Config.BrokerPrincipal, "none"),
 		"webhook", webhookSetting(o.Webhook),
 		"adminNamespaces", or(strings.Join(o.Config.AdminNamespaces, ","), "none"),
+		"nextRequests", or(o.NextRequests.String(), "none"),
 	}, o.Config.Guardrails.Settings()...)
 }
 
@@ -148,6 +157,7 @@ func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = leashv1.AddToScheme(s)
+	_ = leashv1alpha1.AddToScheme(s)
 	return s
 }
 
@@ -234,7 +244,10 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	}
 	var root RootSource
 	var sources []source.Source
-	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck, RecheckFailed: o.RecheckFailed}
+	r := &Reconciler{Client: mgr.GetClient(), Metrics: metrics, Recheck: o.Recheck, RecheckFailed: o.RecheckFailed, Usage: o.Usage}
+	if o.Usage != nil && o.Usage.Now == nil {
+		o.Usage.Now = time.Now
+	}
 	if o.RootFile != "" {
 		root = FileRoot{Path: o.RootFile}
 	} else {
@@ -274,6 +287,15 @@ func NewManager(cfg *rest.Config, o Options) (manager.Manager, *Metrics, error) 
 	sources = append(sources, source.Channel(wake, &handler.EnqueueRequestForObject{}))
 	if err := mgr.Add(watch); err != nil {
 		return nil, nil, err
+	}
+	upgrades, err := upgradeCheckFor(mgr, cfg, prov, o, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if upgrades != nil {
+		if err := mgr.Add(upgrades); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &o.ManyPerProcess}, sources...); err != nil {
 		return nil, nil, err

@@ -15,6 +15,8 @@ type Metrics struct {
 	requests  *prometheus.GaugeVec
 	reconcile *prometheus.HistogramVec
 	iamCalls  *prometheus.CounterVec
+	actions   *prometheus.GaugeVec
+	lastUsed  *prometheus.GaugeVec
 	now       func() time.Time
 
 	mu    sync.Mutex
@@ -38,12 +40,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		iamCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "leash_iam_calls_total",
 			Help: "IAM and STS calls (each retry counted) by operation and result code (OK or AWS's error code)."},
 			[]string{"operation", "code"}),
+		actions: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leash_credentials_request_actions",
+			Help: "Actions a CredentialsRequest allows, by whether its principal used them in the usage window (state used or unused); set when the operator reads a trail."},
+			[]string{"namespace", "name", "state"}),
+		lastUsed: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "leash_credentials_request_last_used_timestamp_seconds",
+			Help: "When a CredentialsRequest's principal last used an action the request allows (Unix seconds; absent when never in the window)."},
+			[]string{"namespace", "name"}),
 		now:   time.Now,
 		state: map[types.NamespacedName]requestState{},
 	}
 	oldest := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "leash_oldest_access_key_age_seconds",
 		Help: "Age of the oldest access key leash has published (0 when none)."}, m.oldestKeyAge)
-	reg.MustRegister(m.requests, m.reconcile, m.iamCalls, oldest)
+	reg.MustRegister(m.requests, m.reconcile, m.iamCalls, m.actions, m.lastUsed, oldest)
 	return m
 }
 
@@ -77,6 +85,20 @@ func (m *Metrics) forget(key types.NamespacedName) {
 	defer m.mu.Unlock()
 	delete(m.state, key)
 	m.refresh()
+	m.actions.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "name": key.Name})
+	m.lastUsed.DeleteLabelValues(key.Namespace, key.Name)
+}
+
+// recordUsage sets a request's used and unused action counts and its
+// last use (none when zero).
+func (m *Metrics) recordUsage(cr *leashv1.CredentialsRequest, used, unused int, last time.Time) {
+	m.actions.WithLabelValues(cr.Namespace, cr.Name, "used").Set(float64(used))
+	m.actions.WithLabelValues(cr.Namespace, cr.Name, "unused").Set(float64(unused))
+	if last.IsZero() {
+		m.lastUsed.DeleteLabelValues(cr.Namespace, cr.Name)
+		return
+	}
+	m.lastUsed.WithLabelValues(cr.Namespace, cr.Name).Set(float64(last.Unix()))
 }
 
 func (m *Metrics) refresh() {

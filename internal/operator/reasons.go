@@ -28,6 +28,16 @@ const (
 	// ReasonNoFindings: PolicyWarnings False after earlier findings; the
 	// entries are clean now.
 	ReasonNoFindings = "NoFindings"
+	// ReasonPermissionsUnused: UnusedPermissions True; the principal used
+	// none of some actions the request allows in the trail's window
+	// (status.usage.unused lists them).
+	ReasonPermissionsUnused = "PermissionsUnused"
+	// ReasonAllPermissionsUsed: UnusedPermissions False; every action the
+	// request allows was used in the window.
+	ReasonAllPermissionsUsed = "AllPermissionsUsed"
+	// ReasonUsageUnknown: UnusedPermissions Unknown; the trail could not be
+	// read, or the request's principal is not its own (Passthrough).
+	ReasonUsageUnknown = "UsageUnknown"
 	// ReasonNotAWS: Ignored True; the request's providerSpec is another
 	// cloud's, which leash leaves to others.
 	ReasonNotAWS = "NotAWS"

@@ -39,7 +39,10 @@ type Reconciler struct {
 	// RecheckFailed is how often a failing request is synced again, for
 	// what no watch shows (a permission granted in IAM): 0 means a minute.
 	RecheckFailed time.Duration
-	Now           func() time.Time
+	// Usage, when set, reads a trail at each sync for what the request's
+	// principal used of what it allows (status.usage, UnusedPermissions).
+	Usage *Usage
+	Now   func() time.Time
 }
 
 // Indexes of requests: by the namespace of their Secret, so that a
@@ -232,6 +235,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	r.Metrics.record(req.NamespacedName, out)
 	before := cr.Status.DeepCopy()
 	applyOutcome(cr, out, syncErr == nil, metav1.NewTime(r.Now()))
+	if r.Usage != nil && syncErr == nil {
+		r.Usage.apply(ctx, cr, start, r.Metrics)
+	}
 	if statusChanged(before, &cr.Status) {
 		if err := r.Client.Status().Update(ctx, cr); err != nil {
 			if apierrors.IsConflict(err) { // someone changed the request: sync again with it

@@ -4,8 +4,9 @@
 // whether the current principal's policies (its permissions boundary
 // included) allow every action, resource and condition the next request's
 // statements grant, and lists those they do not, with the engine's reason.
-// It reads no cluster and no IAM itself: the caller says where each current
-// principal is and how to read its policies, so the CLI (from a folder or a
+// Check reads no cluster and no IAM itself: the caller says where each
+// current principal is and how to read its policies (StatusPrincipal and
+// IAMReader for a cluster's requests), so the CLI (from a folder or a
 // cluster) and the operator ask the same question.
 package upgrade
 

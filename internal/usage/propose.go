@@ -12,6 +12,12 @@ import (
 	"leash.dev/leash/policy"
 )
 
+// MaxResources is the most resources an action's calls may name for its
+// entry to be narrowed to them: past it the calls are a controller's
+// working set (instances it tags, load balancers it makes), not a fixed
+// list, and the resource stays as written.
+const MaxResources = 10
+
 // ErrNothingUsed is Propose's error when no Allow statement saw a use: a
 // request must grant something, and one whose principal did nothing in the
 // window may not be needed at all.
@@ -22,9 +28,9 @@ var ErrNothingUsed = errors.New("its principal used none of the actions the requ
 // place, the actions it matched that were used (in the catalog's spelling,
 // so "ec2:Describe*" becomes the Describe actions called), with its
 // condition; its resource narrows to the ARNs the calls named when every
-// call of an action named one (one entry per resource, since an entry has
-// one), else stays as written. keepResources keeps every resource as
-// written. A statement nothing used goes; a Deny statement stays as it is.
+// call of an action named one and they are at most MaxResources (one
+// entry per resource, since an entry has one), else stays as written.
+// keepResources keeps every resource as written. A statement nothing used goes; a Deny statement stays as it is.
 // No entry is ever wider than the one it comes from.
 func Propose(entries []leashv1.StatementEntry, r *Report, keepResources bool) ([]leashv1.StatementEntry, error) {
 	var out []leashv1.StatementEntry
@@ -38,7 +44,7 @@ func Propose(entries []leashv1.StatementEntry, r *Report, keepResources bool) ([
 		for _, a := range r.Statements[i].Actions {
 			for _, u := range a.Used {
 				resources := u.Resources
-				if keepResources || slices.Contains(resources, "*") {
+				if keepResources || slices.Contains(resources, "*") || len(resources) > MaxResources {
 					resources = []string{e.Resource}
 				}
 				for _, res := range resources {

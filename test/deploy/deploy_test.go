@@ -48,6 +48,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	leashv1 "leash.dev/leash/api/v1"
+	leashv1alpha1 "leash.dev/leash/api/v1alpha1"
 	"leash.dev/leash/internal/apiserver"
 )
 
@@ -59,6 +60,8 @@ const (
 	// operatorUser is the operator's identity: ServiceAccount leash-system/leash.
 	operatorUser = "system:serviceaccount:leash-system:leash"
 	crdName      = "credentialsrequests.cloudcredential.openshift.io"
+	// upgradeCRDName is the CRD of leash's CredentialsUpgradeCheck.
+	upgradeCRDName = "credentialsupgradechecks.leash.dev"
 	// nonRootUID is the user the operator runs as.
 	nonRootUID = int64(65532)
 )
@@ -69,6 +72,7 @@ var wantObjects = []string{
 	"ClusterRoleBinding/leash-operator",
 	"ConfigMap/leash-config",
 	"CustomResourceDefinition/" + crdName,
+	"CustomResourceDefinition/" + upgradeCRDName,
 	"Deployment/leash-operator",
 	"MutatingWebhookConfiguration/leash",
 	"Namespace/leash-system",
@@ -214,6 +218,16 @@ func TestRendered(t *testing.T) {
 		}
 		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "scope"); s != "Namespaced" {
 			t.Errorf("CRD scope %q; want Namespaced", s)
+		}
+		up := objs["CustomResourceDefinition/"+upgradeCRDName]
+		if up == nil {
+			t.Fatalf("CRD %s is not rendered", upgradeCRDName)
+		}
+		if g, _, _ := unstructured.NestedString(up.Object, "spec", "group"); g != leashv1alpha1.GroupVersion.Group {
+			t.Errorf("CRD %s group %q; want %q", upgradeCRDName, g, leashv1alpha1.GroupVersion.Group)
+		}
+		if s, _, _ := unstructured.NestedString(up.Object, "spec", "scope"); s != "Cluster" {
+			t.Errorf("CRD %s scope %q; want Cluster: there is one check per cluster", upgradeCRDName, s)
 		}
 	})
 
@@ -520,6 +534,9 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	if err := leashv1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
+	if err := leashv1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -646,15 +663,22 @@ func testApplied(t *testing.T, kubectl string, rendered []*unstructured.Unstruct
 	t.Run("RBAC", func(t *testing.T) { testRBAC(ctx, t, srv.Config, c, scheme) })
 }
 
-// waitEstablished waits until the API server serves the CRD.
+// waitEstablished waits until the API server serves the CRDs.
 func waitEstablished(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	for _, name := range []string{crdName, upgradeCRDName} {
+		waitCRDEstablished(ctx, t, c, name)
+	}
+}
+
+func waitCRDEstablished(ctx context.Context, t *testing.T, c client.Client, name string) {
 	t.Helper()
 	crd := &unstructured.Unstructured{}
 	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
 	deadline := time.Now().Add(30 * time.Second)
 	var last string
 	for time.Now().Before(deadline) {
-		if err := c.Get(ctx, types.NamespacedName{Name: crdName}, crd); err != nil {
+		if err := c.Get(ctx, types.NamespacedName{Name: name}, crd); err != nil {
 			last = err.Error()
 		} else {
 			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
@@ -668,7 +692,7 @@ func waitEstablished(ctx context.Context, t *testing.T, c client.Client) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("CRD %s was not Established within 30s: %s", crdName, last)
+	t.Fatalf("CRD %s was not Established within 30s: %s", name, last)
 }
 
 // rbacCase pins one rule, or the absence of one, for the operator's
@@ -799,6 +823,8 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 	}
 	t.Logf("acting as %s, groups %v", who.Status.UserInfo.Username, who.Status.UserInfo.Groups)
 
+	const upgradeGroup = "leash.dev"
+	upgradeCheck := &leashv1alpha1.CredentialsUpgradeCheck{ObjectMeta: metav1.ObjectMeta{Name: leashv1alpha1.UpgradeCheckName}}
 	crKey := client.ObjectKeyFromObject(cr)
 	targetSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNamespace, Name: "ccm-creds"}}
 	regarding := corev1.ObjectReference{APIVersion: leashv1.GroupVersion.String(), Kind: "CredentialsRequest", Namespace: crNamespace, Name: cr.Name}
@@ -871,6 +897,27 @@ func testRBAC(ctx context.Context, t *testing.T, cfg *rest.Config, admin client.
 			}},
 		{name: "credentialsrequests/status patch", attrs: attrs("patch", group, "credentialsrequests", "status", crNamespace, cr.Name), allowed: true},
 		{name: "credentialsrequests/finalizers update", attrs: attrs("update", group, "credentialsrequests", "finalizers", crNamespace, cr.Name), allowed: true},
+
+		// ClusterRole: CredentialsUpgradeCheck cluster, and no other.
+		{name: "credentialsupgradechecks create", attrs: attrs("create", upgradeGroup, "credentialsupgradechecks", "", "", ""), allowed: true,
+			call: func(ctx context.Context) error { return op.Create(ctx, upgradeCheck.DeepCopy()) }},
+		{name: "credentialsupgradechecks get cluster", attrs: attrs("get", upgradeGroup, "credentialsupgradechecks", "", "", "cluster"), allowed: true,
+			call: func(ctx context.Context) error {
+				return op.Get(ctx, client.ObjectKeyFromObject(upgradeCheck), &leashv1alpha1.CredentialsUpgradeCheck{})
+			}},
+		{name: "credentialsupgradechecks/status update cluster", attrs: attrs("update", upgradeGroup, "credentialsupgradechecks", "status", "", "cluster"), allowed: true,
+			call: func(ctx context.Context) error {
+				var got leashv1alpha1.CredentialsUpgradeCheck
+				if err := op.Get(ctx, client.ObjectKeyFromObject(upgradeCheck), &got); err != nil {
+					return err
+				}
+				got.Status.Source = "--next-requests /next"
+				return op.Status().Update(ctx, &got)
+			}},
+		{name: "credentialsupgradechecks get another", attrs: attrs("get", upgradeGroup, "credentialsupgradechecks", "", "", "other"), allowed: false},
+		{name: "credentialsupgradechecks list", attrs: attrs("list", upgradeGroup, "credentialsupgradechecks", "", "", ""), allowed: false},
+		{name: "credentialsupgradechecks update (not its status)", attrs: attrs("update", upgradeGroup, "credentialsupgradechecks", "", "", "cluster"), allowed: false},
+		{name: "credentialsupgradechecks delete", attrs: attrs("delete", upgradeGroup, "credentialsupgradechecks", "", "", "cluster"), allowed: false},
 
 		// ClusterRole: Secrets in any namespace.
 		{name: "secrets create in a target namespace", attrs: attrs("create", "", "secrets", "", secretNamespace, ""), allowed: true,
