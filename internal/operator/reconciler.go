@@ -236,7 +236,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl
 	before := cr.Status.DeepCopy()
 	applyOutcome(cr, out, syncErr == nil, metav1.NewTime(r.Now()))
 	if r.Usage != nil && syncErr == nil {
-		r.Usage.apply(ctx, cr, start, r.Metrics)
+		r.Usage.apply(ctx, cr, start, r.Metrics, r.Provisioner.usageHidden(cr))
 	}
 	if statusChanged(before, &cr.Status) {
 		if err := r.Client.Status().Update(ctx, cr); err != nil {

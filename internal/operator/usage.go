@@ -102,14 +102,33 @@ func callerPrincipal(id *audit.Identity) string {
 	return ""
 }
 
+// usageHidden says why a request's status may not show its principal's
+// calls, "" when it may. It may for a principal leash made for this very
+// request, and for any principal of a request in an administrator
+// namespace. Elsewhere a request's author names the principal of a Manual
+// request (stsIAMRoleARN, or a key), and could name another team's role
+// to learn from status which of the actions listed it used.
+func (p *Provisioner) usageHidden(cr *leashv1.CredentialsRequest) string {
+	own := userPath(p.cfg.ClusterName) + userName(p.cfg.ClusterName, cr.Namespace, cr.Name, string(cr.UID))
+	if p.isAdminNamespace(cr.Namespace) || strings.HasSuffix(cr.Status.Principal, ":user"+own) || strings.HasSuffix(cr.Status.Principal, ":role"+own) {
+		return ""
+	}
+	return "the request's principal " + cr.Status.Principal + " is not one leash made for it, and the request is not in an administrator namespace: its calls are shown only to those who may read the trail (leash audit --principal)"
+}
+
 // apply sets status.usage and the UnusedPermissions condition of a synced
 // request from a read of the trail that began at or after the sync, and
 // reports the counts to the metrics. It never touches Ready; a trail that
-// cannot be read makes the condition Unknown.
-func (u *Usage) apply(ctx context.Context, cr *leashv1.CredentialsRequest, syncStart time.Time, m *Metrics) {
+// cannot be read, or a principal whose use the request may not show
+// (hidden, from usageHidden), makes the condition Unknown.
+func (u *Usage) apply(ctx context.Context, cr *leashv1.CredentialsRequest, syncStart time.Time, m *Metrics, hidden string) {
 	st := &cr.Status
 	now := metav1.NewTime(u.Now())
 	switch {
+	case st.Principal != "" && hidden != "":
+		st.Usage = nil
+		setCondition(st, leashv1.UnusedPermissions, corev1.ConditionUnknown, ReasonUsageUnknown, hidden, now)
+		return
 	case st.Mode == leashv1.ModePassthrough:
 		st.Usage = nil
 		setCondition(st, leashv1.UnusedPermissions, corev1.ConditionUnknown, ReasonUsageUnknown,

@@ -14,9 +14,9 @@ import (
 
 const principal = "arn:aws:iam::111122223333:user/leash/c1/tagger"
 
-// report builds a report of uses against entries, their policy made as
-// the operator makes a request's: one statement per entry.
-func report(t *testing.T, entries []leashv1.StatementEntry, uses ...cloudtrail.Use) *Report {
+// docOf is the policy of entries as the operator makes a request's: one
+// statement per entry.
+func docOf(t testing.TB, entries []leashv1.StatementEntry) *policy.Document {
 	t.Helper()
 	statements := make([]map[string]any, len(entries))
 	for i, e := range entries {
@@ -27,7 +27,13 @@ func report(t *testing.T, entries []leashv1.StatementEntry, uses ...cloudtrail.U
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Build("apps/tagger", principal, entries, doc, uses, nil)
+	return doc
+}
+
+// report builds a report of uses against entries.
+func report(t testing.TB, entries []leashv1.StatementEntry, uses ...cloudtrail.Use) *Report {
+	t.Helper()
+	r, err := Build("apps/tagger", principal, entries, docOf(t, entries), uses, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,6 +129,9 @@ func Build(request, principal string, entries []leashv1.StatementEntry, doc *pol
 			if e.Effect == string(policy.Allow) {
 				one := newAsker(fmt.Sprintf("statement %d", i), oneStatement(doc, i, written))
 				for ui, u := range uses {
+					if !policy.MatchAction(written, u.Action) {
+						continue // the cheap question first
+					}
 					rs, err := coveredResources(one, written, principal, u)
 					if err != nil {
 						return nil, err
