@@ -2,6 +2,7 @@ package cloudtrail
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"leash.dev/leash/localaws/audit"
@@ -59,3 +60,17 @@ func (b *PolicyBuilder) Uses() []Use {
 // Notes is what the events added so far leave out or grant more widely
 // than observed, as Policy gives them.
 func (b *PolicyBuilder) Notes() []Note { return b.notes.sorted() }
+
+// unescape undoes literal: the resource a call named, from the pattern
+// that grants that resource alone.
+var unescape = strings.NewReplacer("${$}", "$", "${*}", "*", "${?}", "?")
+
+// CalledResource is the resource a call named, from one of a Use's
+// Resources (a pattern, where "*", "?" and "$" of the name are written
+// ${*}, ${?} and ${$}): what the engine is asked about.
+func CalledResource(pattern string) string {
+	if pattern == "*" {
+		return pattern
+	}
+	return unescape.Replace(pattern)
+}

@@ -84,6 +84,30 @@ func TestProposeNarrowsWhatWasUsedAndNoMore(t *testing.T) {
 			}
 		})
 	}
+	// A name with IAM's wildcard characters is granted as that name alone
+	// (${*} is a literal "*", IAM User Guide, "IAM policy elements:
+	// Variables and tags",
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html#policy-vars-specialchars),
+	// and the proof asks about the object the call named: a principal that
+	// reads an object named so can neither widen the proposal nor break it.
+	t.Run("an object named with wildcard characters", func(t *testing.T) {
+		r := report(t, entries, use("s3:GetObject", "arn:aws:s3:::bucket/report-${*}-${?}.csv"))
+		got, err := Propose(entries, r, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Resource != "arn:aws:s3:::bucket/report-${*}-${?}.csv" {
+			t.Fatalf("proposal %+v", got)
+		}
+		proof, err := Prove(r, docOf(t, entries), docOf(t, got))
+		if err != nil || len(proof.Failures()) > 0 || proof.Allowed() != 1 {
+			t.Errorf("proof: %v %v, %d allowed", err, proof.Failures(), proof.Allowed())
+		}
+		other, _ := Prove(report(t, entries, use("s3:GetObject", "arn:aws:s3:::bucket/report-x-y.csv")), docOf(t, entries), docOf(t, got))
+		if other.Allowed() != 0 {
+			t.Error("the proposal for the object named report-*-?.csv allows report-x-y.csv")
+		}
+	})
 	t.Run("nothing used: no proposal", func(t *testing.T) {
 		if _, err := Propose(entries, report(t, entries, use("s3:GetObject", "arn:aws:s3:::other/k")), false); !errors.Is(err, ErrNothingUsed) {
 			t.Errorf("err %v, want ErrNothingUsed", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/policy"
 	"leash.dev/leash/policy/catalog"
 )
@@ -94,7 +95,7 @@ func Prove(r *Report, request, proposal *policy.Document) (*Proof, error) {
 					for _, region := range regions {
 						if ask(u.Action, res, region) {
 							p.Calls = append(p.Calls, Check{Action: u.Action, Resource: res, Region: region,
-								Request: decide(req, u.Action, res, region), Proposal: decide(prop, u.Action, res, region)})
+								Request: decide(req, u.Action, cloudtrail.CalledResource(res), region), Proposal: decide(prop, u.Action, cloudtrail.CalledResource(res), region)})
 						}
 					}
 				}

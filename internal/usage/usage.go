@@ -195,7 +195,7 @@ func coveredResources(one *asker, written, principal string, u cloudtrail.Use) (
 			}
 			continue
 		}
-		d, err := one.decide(principal, u.Action, res, "")
+		d, err := one.decide(principal, u.Action, cloudtrail.CalledResource(res), "")
 		if err != nil {
 			return nil, err
 		}
