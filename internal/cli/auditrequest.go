@@ -11,9 +11,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/analyze"
@@ -147,15 +145,7 @@ func folderRequest(dir, ns, name string) (*leashv1.CredentialsRequest, error) {
 }
 
 func clusterRequest(ctx context.Context, kubeconfig, ns, name string) (*leashv1.CredentialsRequest, error) {
-	cfg, err := restConfig(kubeconfig)
-	if err != nil {
-		return nil, &inputerr.Error{Msg: err.Error()}
-	}
-	scheme := runtime.NewScheme()
-	if err := leashv1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	kube, err := client.New(cfg, client.Options{Scheme: scheme})
+	kube, err := requestClient(kubeconfig)
 	if err != nil {
 		return nil, err
 	}

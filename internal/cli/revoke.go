@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -310,15 +309,7 @@ func resolveRequest(ctx context.Context, o revokeOptions, ro *revoke.Options) (*
 	if o.dir != "" {
 		return nil, nil, folderPrincipal(o, ns, name, ro)
 	}
-	cfg, err := restConfig(o.kubeconfig)
-	if err != nil {
-		return nil, nil, &inputerr.Error{Msg: err.Error()}
-	}
-	scheme := runtime.NewScheme()
-	if err := leashv1.AddToScheme(scheme); err != nil {
-		return nil, nil, err
-	}
-	kube, err := client.New(cfg, client.Options{Scheme: scheme})
+	kube, err := requestClient(o.kubeconfig)
 	if err != nil {
 		return nil, nil, err
 	}

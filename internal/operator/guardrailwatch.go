@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -139,17 +140,25 @@ func guardrailWatchFor(mgr manager.Manager, cfg *rest.Config, prov *Provisioner,
 	prov.bound.namespace = o.Namespace
 	w := &guardrailWatch{prov: prov, sources: o.GuardrailSources, requests: mgr.GetClient(), poll: guardrailPoll}
 	if nn := o.GuardrailSources.ConfigMap; nn.Name != "" {
-		c, err := cache.New(cfg, cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
-			DefaultNamespaces: map[string]cache.Config{nn.Namespace: {}},
-			ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
-				Field: fields.OneTermEqualSelector("metadata.name", nn.Name)}}})
+		c, err := configMapCache(mgr, cfg, nn)
 		if err != nil {
-			return nil, err
-		}
-		if err := mgr.Add(c); err != nil {
 			return nil, err
 		}
 		w.configMap = c
 	}
 	return w, nil
+}
+
+// configMapCache is a cache of its own holding the one ConfigMap nn, added
+// to mgr: the operator reads and watches it by name, which a Role limited
+// to that name allows.
+func configMapCache(mgr manager.Manager, cfg *rest.Config, nn types.NamespacedName) (cache.Cache, error) {
+	c, err := cache.New(cfg, cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		DefaultNamespaces: map[string]cache.Config{nn.Namespace: {}},
+		ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
+			Field: fields.OneTermEqualSelector("metadata.name", nn.Name)}}})
+	if err != nil {
+		return nil, err
+	}
+	return c, mgr.Add(c)
 }

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -258,14 +257,8 @@ func upgradeCheckFor(mgr manager.Manager, cfg *rest.Config, prov *Provisioner, o
 		namespace: o.Namespace, api: mgr.GetClient(), fresh: mgr.GetAPIReader(), metrics: newUpgradeMetrics(reg),
 		period: period, settle: upgradeSettle, now: time.Now, poke: make(chan struct{}, 1)}
 	if nn := o.NextRequests.ConfigMap; nn.Name != "" {
-		c, err := cache.New(cfg, cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
-			DefaultNamespaces: map[string]cache.Config{nn.Namespace: {}},
-			ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
-				Field: fields.OneTermEqualSelector("metadata.name", nn.Name)}}})
+		c, err := configMapCache(mgr, cfg, nn)
 		if err != nil {
-			return nil, err
-		}
-		if err := mgr.Add(c); err != nil {
 			return nil, err
 		}
 		u.configMap = c
