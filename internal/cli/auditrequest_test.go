@@ -159,6 +159,18 @@ func TestAuditRequestOverLeashLocal(t *testing.T) {
 		t.Errorf("a use outside the request: %+v", u)
 	}
 
+	t.Run("through LookupEvents the report is the same", func(t *testing.T) {
+		out, stderr, code := run(t, "audit", "--request", "platform/role-auditor", "-f", dir, "--endpoint", w.l.URL,
+			"--credentials-file", w.l.AdminCredentialsPath(), "--output", "json")
+		var viaLookup usage.Report
+		if code != 0 || json.Unmarshal([]byte(out), &viaLookup) != nil {
+			t.Fatalf("exit %d\n%s%s", code, out, stderr)
+		}
+		if !slices.Equal(viaLookup.UsedActions(), r.UsedActions()) || !slices.Equal(viaLookup.Unused(), r.Unused()) {
+			t.Errorf("through LookupEvents: used %v unused %v; from the log: used %v unused %v", viaLookup.UsedActions(), viaLookup.Unused(), r.UsedActions(), r.Unused())
+		}
+	})
+
 	text, stderr, code := run(t, audit...)
 	for _, want := range []string{"platform/role-auditor", "iam:Get*", "1 of ", "5 of 9 actions allowed were used; never used: iam:ListAccessKeys, iam:DeleteUser, iam:ListRoleTags, iam:UntagRole"} {
 		if !strings.Contains(text, want) {
