@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
@@ -344,24 +345,54 @@ func writeProofCases(path, principal string, pdoc *policy.Document, proof *usage
 }
 
 // manifestYAML is the request as a manifest to apply: its kind, name,
-// namespace, labels, annotations and spec, nothing the server set.
+// namespace, labels, annotations and spec, nothing the server set. Keys
+// keep the order of the API's fields (effect, action, resource in an
+// entry), as requests are written, rather than YAML's sorted one.
 func manifestYAML(cr *leashv1.CredentialsRequest) ([]byte, error) {
-	meta := map[string]any{"name": cr.Name, "namespace": cr.Namespace}
-	if len(cr.Labels) > 0 {
-		meta["labels"] = cr.Labels
+	type meta struct {
+		Name        string            `json:"name"`
+		Namespace   string            `json:"namespace"`
+		Labels      map[string]string `json:"labels,omitempty"`
+		Annotations map[string]string `json:"annotations,omitempty"`
 	}
-	annotations := map[string]string{}
+	m := meta{Name: cr.Name, Namespace: cr.Namespace, Labels: cr.Labels, Annotations: map[string]string{}}
 	for k, v := range cr.Annotations {
 		if k != "kubectl.kubernetes.io/last-applied-configuration" {
-			annotations[k] = v
+			m.Annotations[k] = v
 		}
 	}
-	if len(annotations) > 0 {
-		meta["annotations"] = annotations
+	text, err := json.Marshal(struct {
+		APIVersion string                         `json:"apiVersion"`
+		Kind       string                         `json:"kind"`
+		Metadata   meta                           `json:"metadata"`
+		Spec       leashv1.CredentialsRequestSpec `json:"spec"`
+	}{leashv1.GroupVersion.String(), "CredentialsRequest", m, cr.Spec})
+	if err != nil {
+		return nil, err
 	}
-	return yaml.Marshal(map[string]any{
-		"apiVersion": leashv1.GroupVersion.String(), "kind": "CredentialsRequest", "metadata": meta, "spec": cr.Spec,
-	})
+	// JSON is YAML: read as a node it keeps its keys' order; written in
+	// block style it reads as a manifest.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, err
+	}
+	blockStyle(&doc)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), enc.Close()
+}
+
+// blockStyle turns the flow style and quotes JSON was read with into
+// YAML's block style, quoting only what must be.
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
