@@ -141,7 +141,7 @@ func assertFindings(a Assertion, failed []assertFailure, identity []policy.Named
 			asked = append(asked, s)
 			actions = append(actions, fl.q.Action)
 		}
-		list := listAtMost(asked, 5)
+		list := ListAtMost(asked, 5)
 		first := g.failures[0].res
 		if a.Allow {
 			why := first.Decision.String()
@@ -156,7 +156,7 @@ func assertFindings(a Assertion, failed []assertFailure, identity []policy.Named
 				by = "allowed by " + g.ref.String()
 			}
 			f.Message = fmt.Sprintf("%s %s fails: %s: %s", a.Flag, a.Spec, by, list)
-			f.Fix = fmt.Sprintf("remove %s from the Allow statement or narrow its Resource, or add a Deny statement for it", listAtMost(actions, 5))
+			f.Fix = fmt.Sprintf("remove %s from the Allow statement or narrow its Resource, or add a Deny statement for it", ListAtMost(actions, 5))
 		}
 		out = append(out, f)
 	}
@@ -200,8 +200,9 @@ func allowFix(res policy.Result, q Question) string {
 	return fmt.Sprintf("add an Allow statement for %s on %s, or give the resource the policies grant it on with %s@RESOURCE", q.Action, q.Resource, q.Action)
 }
 
-// listAtMost joins up to n items and says how many more there are.
-func listAtMost(items []string, n int) string {
+// ListAtMost joins up to n items and says how many more there are, for
+// messages that name what a long list holds.
+func ListAtMost(items []string, n int) string {
 	if len(items) <= n {
 		return strings.Join(items, ", ")
 	}

@@ -491,11 +491,11 @@ func (v *validator) resources(path string, st *policy.Statement, sc *stmtScope, 
 		var msg, fix string
 		if len(x.Resources) == 0 {
 			msg = fmt.Sprintf("%s supports no resource-level permissions (only Resource \"*\"), and the statement names only %s: it %s",
-				x, listElements(st.Resource, 5), what)
+				x, ListAtMost(st.Resource, 5), what)
 			fix = fmt.Sprintf(`move %s to a statement with "Resource": "*"`, x)
 		} else {
 			msg = fmt.Sprintf("%s acts on %s, and none of the statement's resources (%s) is one: it %s",
-				x, typeNames(x), listElements(st.Resource, 5), what)
+				x, typeNames(x), ListAtMost(st.Resource, 5), what)
 			fix = fmt.Sprintf("add an ARN %s takes (%s), or move it to a statement that names one", x, typeFormats(v.cat, x, 3))
 		}
 		v.add("LEASH-VAL-007", failSeverity(st.Effect == policy.Deny), elementPath(path+".Action", st.Action, j), msg, fix)
@@ -510,15 +510,7 @@ func describeActions(st *policy.Statement, sc *stmtScope) string {
 	if len(st.Action) == 1 {
 		return st.Action[0]
 	}
-	return "any of " + listElements(st.Action, 10)
-}
-
-// listElements writes up to n elements and how many more there are.
-func listElements(list []string, n int) string {
-	if len(list) <= n {
-		return strings.Join(list, ", ")
-	}
-	return strings.Join(list[:n], ", ") + fmt.Sprintf(" and %d more", len(list)-n)
+	return "any of " + ListAtMost(st.Action, 10)
 }
 
 func (v *validator) resourceFix(sc *stmtScope, types *resourceTypes) string {
@@ -596,7 +588,7 @@ func (v *validator) conditions(path string, st *policy.Statement, sc *stmtScope,
 			if sc.every || v.someActionSupports(sc.actions, c.Key) || (alt != "" && v.someActionSupports(sc.actions, alt)) {
 				continue
 			}
-			msg = fmt.Sprintf("condition key %s applies to none of the statement's actions (%s), so requests never carry it", c.Key, listElements(st.Action, 10))
+			msg = fmt.Sprintf("condition key %s applies to none of the statement's actions (%s), so requests never carry it", c.Key, ListAtMost(st.Action, 10))
 		} else {
 			msg = fmt.Sprintf("condition key %s is not in %s, so requests never carry it", c.Key, catalogNote())
 		}

@@ -226,14 +226,14 @@ func document(grants map[string]map[string]bool) *policy.Document {
 	}
 	groups := make([]*group, 0, len(byKey))
 	for _, g := range byKey {
-		slices.SortFunc(g.actions, compareFold)
+		slices.SortFunc(g.actions, CompareActions)
 		groups = append(groups, g)
 	}
 	slices.SortFunc(groups, func(a, b *group) int {
 		if c := strings.Compare(a.service, b.service); c != 0 {
 			return c
 		}
-		return compareFold(a.actions[0], b.actions[0])
+		return CompareActions(a.actions[0], b.actions[0])
 	})
 	doc := &policy.Document{Version: policy.Version2012}
 	for _, g := range groups {
@@ -266,7 +266,9 @@ func sid(action string) string {
 	return b.String()
 }
 
-func compareFold(a, b string) int {
+// CompareActions orders action names as policies leash writes list them:
+// case-insensitively, then case-sensitively, so that the order is total.
+func CompareActions(a, b string) int {
 	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
 		return c
 	}

@@ -53,7 +53,7 @@ func (b *PolicyBuilder) Uses() []Use {
 		slices.Sort(rs)
 		out = append(out, Use{Action: action, Resources: rs, Regions: slices.Sorted(slices.Values(u.regions)), Calls: u.calls, LastUsed: u.last.UTC()})
 	}
-	slices.SortFunc(out, func(a, b Use) int { return compareFold(a.Action, b.Action) })
+	slices.SortFunc(out, func(a, b Use) int { return CompareActions(a.Action, b.Action) })
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"leash.dev/leash/analyze"
 	leashv1 "leash.dev/leash/api/v1"
 	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/internal/usage"
@@ -172,13 +173,5 @@ func (u *Usage) apply(ctx context.Context, cr *leashv1.CredentialsRequest, syncS
 	}
 	setCondition(st, leashv1.UnusedPermissions, corev1.ConditionTrue, ReasonPermissionsUnused,
 		fmt.Sprintf("%d actions the request allows were not used since %s: %s; leash audit --request %s/%s --propose prints the request narrowed to what was used",
-			len(status.Unused), status.Since.UTC().Format(time.RFC3339), firstFew(status.Unused, 10), cr.Namespace, cr.Name), now)
-}
-
-// firstFew lists up to n names and how many more there are.
-func firstFew(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+			len(status.Unused), status.Since.UTC().Format(time.RFC3339), analyze.ListAtMost(status.Unused, 10), cr.Namespace, cr.Name), now)
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	leashv1 "leash.dev/leash/api/v1"
+	"leash.dev/leash/internal/cloudtrail"
 	"leash.dev/leash/policy"
 )
 
@@ -67,7 +68,7 @@ func Propose(entries []leashv1.StatementEntry, r *Report, keepResources bool) ([
 		}
 		for _, res := range order {
 			actions := byResource[res]
-			slices.SortFunc(actions, compareFold)
+			slices.SortFunc(actions, cloudtrail.CompareActions)
 			out = append(out, leashv1.StatementEntry{Effect: e.Effect, Action: actions, Resource: res, PolicyCondition: e.PolicyCondition})
 			allows++
 		}

@@ -90,7 +90,7 @@ func (r *Report) UsedActions() []string {
 			}
 		}
 	}
-	slices.SortFunc(out, compareFold)
+	slices.SortFunc(out, cloudtrail.CompareActions)
 	return out
 }
 
@@ -204,11 +204,4 @@ func coveredResources(one *asker, written, principal string, u cloudtrail.Use) (
 		}
 	}
 	return out, nil
-}
-
-func compareFold(a, b string) int {
-	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
-		return c
-	}
-	return strings.Compare(a, b)
 }
